@@ -1,0 +1,58 @@
+# One entry point for setting up, running, testing and benchmarking the appliance.
+# Every target installs what it needs on a fresh Debian machine (as root) and is fast when
+# nothing changed. Stamps live in .make/.
+
+SHELL := /bin/bash
+export OPENCV4NODEJS_DISABLE_AUTOBUILD := 1
+# node-gyp: compile the OpenCV binding on every core.
+export JOBS := max
+
+APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3
+TS_SOURCES := $(shell find lib scripts test -name '*.ts' 2>/dev/null) tsconfig.json
+KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
+
+.PHONY: all run test bench build fixtures clean distclean
+
+all: build
+
+.make/apt.stamp:
+	@mkdir -p .make
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "Installing Debian packages: $$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing; \
+	fi
+	@touch $@
+
+node_modules/.stamp: package.json package-lock.json .make/apt.stamp
+	npm ci --no-audit --no-fund
+	@touch $@
+
+build/.stamp: node_modules/.stamp $(TS_SOURCES)
+	npx tsc -p tsconfig.json
+	@touch $@
+
+build: build/.stamp
+
+# Regenerated when the generator changes, not on every build.
+$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts | build/.stamp
+	node build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
+
+fixtures: $(KAMCHECK_FIXTURES)/manifest.json
+
+run: build
+	node build/lib/main.js
+
+test: build fixtures
+	npx mocha --config .mocharc.json
+
+bench: build
+	node build/scripts/bench-kamcheck-accuracy.js
+	node build/scripts/bench-kamcheck-service.js
+
+clean:
+	rm -rf build .make/build.stamp
+
+distclean: clean
+	rm -rf node_modules .make test/fixtures/generated

@@ -1,0 +1,107 @@
+// The service's one configuration object, read once at start from the environment.
+// Every default lives here; README.md documents the same table.
+import os from 'node:os';
+import path from 'node:path';
+
+export interface Credential {
+  user: string;
+  password: string;
+}
+
+export interface Config {
+  /** HTTP port. @defaultValue 8080 (`PORT`) */
+  port: number;
+  /** Bind address. @defaultValue '0.0.0.0' (`HOST`) */
+  host: string;
+  /** SQLite database, uploads, results, generated credentials. @defaultValue './data' (`DATA_DIR`) */
+  dataDir: string;
+  /** Basic credentials; null means "use or generate DATA_DIR/credentials". (`AUTH_CREDENTIALS`) */
+  credentials: Credential[] | null;
+  /** Base of absolute result links; null means "from the request's Host". (`PUBLIC_BASE_URL`) */
+  publicBaseUrl: string | null;
+  /** Retention of result files and links, in days. @defaultValue 7 (`RESULT_TTL_DAYS`) */
+  resultTtlDays: number;
+  /** Analytics worker processes. @defaultValue number of CPU cores (`WORKERS`) */
+  workers: number;
+  /** Largest accepted upload body, bytes. @defaultValue 2 GiB (`MAX_UPLOAD_MB`, in MiB) */
+  maxUploadBytes: number;
+  /** Jobs waiting or running before POSTs answer 503. @defaultValue 500 (`QUEUE_LIMIT`) */
+  queueLimit: number;
+  /** How long POST /kamcheck waits for the result before answering. @defaultValue 2000 (`KAMCHECK_WAIT_MS`) */
+  kamcheckWaitMs: number;
+  /** Time limit of one tamper-check job, ms; its worker is killed after it. @defaultValue 60000 (`KAMCHECK_TIMEOUT_MS`) */
+  kamcheckTimeoutMs: number;
+  /** Runs of a job before a worker crash or restart fails it for good. @defaultValue 3 (`JOB_MAX_ATTEMPTS`) */
+  jobMaxAttempts: number;
+}
+
+/** A configuration value is invalid; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: env.HOST || '0.0.0.0',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    credentials: env.AUTH_CREDENTIALS ? parseCredentials(env.AUTH_CREDENTIALS, 'AUTH_CREDENTIALS') : null,
+    publicBaseUrl: env.PUBLIC_BASE_URL ? baseUrl(env.PUBLIC_BASE_URL) : null,
+    resultTtlDays: number(env, 'RESULT_TTL_DAYS', 7, 0.0001, 3650),
+    workers: integer(env, 'WORKERS', Math.max(1, os.availableParallelism()), 1, 256),
+    maxUploadBytes: integer(env, 'MAX_UPLOAD_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,
+    queueLimit: integer(env, 'QUEUE_LIMIT', 500, 1, 1_000_000),
+    kamcheckWaitMs: integer(env, 'KAMCHECK_WAIT_MS', 2000, 0, 60_000),
+    kamcheckTimeoutMs: integer(env, 'KAMCHECK_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
+  };
+}
+
+/** Parses `user:password[,user:password...]`. */
+export function parseCredentials(text: string, variable: string): Credential[] {
+  const list = text
+    .split(/[,\n]/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const colon = pair.indexOf(':');
+      if (colon <= 0 || colon === pair.length - 1) {
+        throw new ConfigError(variable, 'expected user:password pairs separated by commas');
+      }
+      return { user: pair.slice(0, colon), password: pair.slice(colon + 1) };
+    });
+  if (list.length === 0) throw new ConfigError(variable, 'no credentials given');
+  return list;
+}
+
+function number(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new ConfigError(name, `expected a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {
+  const value = number(env, name, fallback, min, max);
+  if (!Number.isInteger(value)) throw new ConfigError(name, `expected a whole number, got "${env[name]}"`);
+  return value;
+}
+
+function baseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('PUBLIC_BASE_URL', `not an absolute URL: "${raw}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new ConfigError('PUBLIC_BASE_URL', 'expected an http:// or https:// URL');
+  }
+  return url.toString().replace(/\/+$/, '');
+}

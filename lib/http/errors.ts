@@ -1,0 +1,39 @@
+// Errors that become HTTP responses. Each has a stable snake_case code; the one error handler
+// (app.ts) turns them into the SPEC's error envelope.
+
+export class ApiError extends Error {
+  /** Safe to show: the message reaches the client. */
+  readonly expose = true;
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export const missingFile = (field: string) =>
+  new ApiError(400, 'missing_file', `the multipart file field "${field}" is required`);
+
+export const invalidParameter = (message: string) => new ApiError(400, 'invalid_parameter', message);
+
+export const unauthorized = (realm: string, message = 'valid Basic credentials are required') =>
+  new ApiError(401, 'unauthorized', message, { 'WWW-Authenticate': `Basic realm="${realm}", charset="UTF-8"` });
+
+export const notFound = (message = 'no such resource') => new ApiError(404, 'not_found', message);
+
+export const payloadTooLarge = (limitBytes: number) =>
+  new ApiError(413, 'payload_too_large', `the upload is larger than the limit of ${formatBytes(limitBytes)}`);
+
+export const unsupportedMedia = (message: string) => new ApiError(415, 'unsupported_media', message);
+
+export const busy = (retryAfterSeconds: number) =>
+  new ApiError(503, 'busy', 'the job queue is full; retry later', { 'Retry-After': String(retryAfterSeconds) });
+
+function formatBytes(bytes: number): string {
+  const mib = bytes / (1024 * 1024);
+  return mib >= 1 ? `${+mib.toFixed(1)} MiB` : `${bytes} bytes`;
+}

@@ -1,0 +1,34 @@
+// Turning a validated upload into an accepted job: files move into the job's folder first, then
+// the record is written, then it is queued. A crash before the record exists leaves only an
+// orphan folder (removed at the next start), never a half job.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { JobRecord } from '../../jobs/store.js';
+import type { ServiceDeps } from '../app.js';
+import type { UploadedFile } from '../upload.js';
+
+export async function acceptJob(
+  deps: ServiceDeps,
+  analytic: string,
+  files: Record<string, UploadedFile>,
+  makeInput: (paths: Record<string, string>) => Record<string, unknown>,
+): Promise<JobRecord> {
+  const id = randomUUID();
+  const inputDir = path.join(deps.jobsDir, id, 'input');
+  await fs.mkdir(inputDir, { recursive: true });
+  const paths: Record<string, string> = {};
+  for (const [field, file] of Object.entries(files)) {
+    paths[field] = path.join(inputDir, field); // never the client's name: it is not a safe path
+    await fs.rename(file.path, paths[field]);
+  }
+  try {
+    deps.queue.assertCapacity(); // again: other uploads may have been accepted meanwhile
+  } catch (err) {
+    await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
+    throw err;
+  }
+  const job = deps.store.insert({ id, analytic, input: makeInput(paths) });
+  deps.queue.submit(job);
+  return job;
+}

@@ -1,0 +1,69 @@
+// /kamcheck: the tamper check. Cheap checks (files present, decodable, at most 25 frames, same
+// size as the reference) answer at once with 4xx and create no job.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ApiError, missingFile, notFound, unsupportedMedia } from '../errors.js';
+import { singleFile, type Upload } from '../upload.js';
+import { presentTask } from '../task-view.js';
+import { probeMedia, MediaProbeError, type MediaInfo } from '../../video/probe.js';
+import type { ServiceDeps } from '../app.js';
+import { acceptJob } from './accept-job.js';
+
+export const KAMCHECK = 'kamcheck';
+/** The seed's limit on a tamper-check clip. */
+export const MAX_CLIP_FRAMES = 25;
+/** The seed's history size. */
+export const HISTORY_SIZE = 50;
+
+export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
+  router.post(`/${KAMCHECK}`, deps.upload, async (ctx: Context) => {
+    const upload = ctx.state.upload as Upload;
+    const video = singleFile(upload, 'video');
+    const image = singleFile(upload, 'image');
+    if (!video) throw missingFile('video');
+    if (!image) throw missingFile('image');
+    deps.queue.assertCapacity();
+
+    const [clip, reference] = await Promise.all([probe(video.path, video.size, 'video'), probe(image.path, image.size, 'image')]);
+    if (clip.kind !== 'video') throw unsupportedMedia('"video" is a still image; send a video clip');
+    if (clip.frames > MAX_CLIP_FRAMES) {
+      throw new ApiError(422, 'too_many_frames', `the clip has ${clip.frames} frames; at most ${MAX_CLIP_FRAMES} are allowed`);
+    }
+    if (clip.width !== reference.width || clip.height !== reference.height) {
+      throw new ApiError(
+        422,
+        'resolution_mismatch',
+        `the video is ${clip.width}x${clip.height} but the reference image is ${reference.width}x${reference.height}`,
+      );
+    }
+
+    const job = await acceptJob(deps, KAMCHECK, { video, image }, (files) => ({
+      videoPath: files.video,
+      imagePath: files.image,
+      videoName: video.name,
+      imageName: image.name,
+    }));
+    await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
+    ctx.body = { status: 'success', task: presentTask(deps.store.get(job.id)!) };
+  });
+
+  router.get(`/${KAMCHECK}/:jobId`, (ctx: Context) => {
+    const job = deps.store.get(ctx.params.jobId);
+    if (!job || job.analytic !== KAMCHECK) throw notFound(`no tamper-check job ${ctx.params.jobId}`);
+    ctx.body = { status: 'success', task: presentTask(job) };
+  });
+
+  router.get(`/${KAMCHECK}`, (ctx: Context) => {
+    ctx.body = { status: 'success', tasks: deps.store.recent(KAMCHECK, HISTORY_SIZE).map(presentTask) };
+  });
+}
+
+async function probe(file: string, size: number, field: string): Promise<MediaInfo> {
+  if (size === 0) throw unsupportedMedia(`"${field}" is an empty file`);
+  try {
+    return await probeMedia(file);
+  } catch (err) {
+    if (err instanceof MediaProbeError) throw unsupportedMedia(`"${field}" cannot be decoded: ${err.message}`);
+    throw err;
+  }
+}

@@ -1,0 +1,27 @@
+// The task object of the seed, built from a job record. Analytic-specific result fields are
+// stored by the analytic under their seed names and copied as they are.
+import type { JobRecord } from '../jobs/store.js';
+
+export type Task = Record<string, unknown>;
+
+/** HTTP-date, e.g. `Sun, 22 Nov 2026 04:10:00 GMT`. */
+export function httpDate(ms: number): string {
+  return new Date(ms).toUTCString();
+}
+
+export function presentTask(job: JobRecord): Task {
+  const complete = job.state === 'done' || job.state === 'failed';
+  const task: Task = {
+    analytic: job.analytic,
+    job_id: job.id,
+    complete,
+    message: job.message,
+    start_time: httpDate(job.createdAt),
+  };
+  if (!complete) return task;
+  task.finish_time = httpDate(job.finishedAt ?? job.createdAt);
+  task.success = job.state === 'done';
+  if (job.result) Object.assign(task, job.result);
+  if (job.state === 'failed' && job.error) task.error = { code: job.error.code, message: job.error.message };
+  return task;
+}

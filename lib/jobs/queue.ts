@@ -1,0 +1,175 @@
+// The job queue: takes accepted jobs from the store, runs them on the worker pool with bounded
+// concurrency, and writes every outcome back to the store. Decides a job's next state by the
+// class of its error.
+import { EventEmitter, once } from 'node:events';
+import PQueue from 'p-queue';
+import type { Logger } from 'pino';
+import { AnalyticError, JobTimeoutError, WorkerCrashedError } from './errors.js';
+import type { JobRecord, JobStore } from './store.js';
+import { AnalyticCrashError, type WorkerPool } from './worker-pool.js';
+
+export interface JobQueueOptions {
+  store: JobStore;
+  pool: WorkerPool;
+  logger: Logger;
+  /** Parallel jobs: one per worker process. */
+  concurrency: number;
+  /** Jobs waiting or running before submit() refuses. */
+  limit: number;
+  /** Runs of a job before a crash fails it for good. */
+  maxAttempts: number;
+  /** Time limit of a job, by analytic. */
+  timeoutMs: (job: JobRecord) => number;
+}
+
+/** The queue is full; the client should retry later. */
+export class QueueFullError extends Error {
+  readonly code = 'busy';
+  constructor(readonly retryAfterSeconds: number) {
+    super('the job queue is full; retry later');
+    this.name = 'QueueFullError';
+  }
+}
+
+/** Seconds a client is told to wait when the queue is full. */
+const RETRY_AFTER_SECONDS = 5;
+
+export class JobQueue {
+  private readonly queue: PQueue;
+  private readonly finished = new EventEmitter();
+  private readonly queuedIds = new Set<string>();
+  private stopping = false;
+
+  constructor(private readonly options: JobQueueOptions) {
+    this.queue = new PQueue({ concurrency: options.concurrency });
+    this.finished.setMaxListeners(0);
+  }
+
+  /** Jobs waiting or running in this process. */
+  get depth(): number {
+    return this.queuedIds.size;
+  }
+
+  /** Throws QueueFullError when a new job would exceed the limit. Call before accepting an upload. */
+  assertCapacity(): void {
+    if (this.stopping || this.depth >= this.options.limit) throw new QueueFullError(RETRY_AFTER_SECONDS);
+  }
+
+  /** Runs again the jobs a previous run of the service accepted but did not finish. */
+  resume(): number {
+    const jobs = this.options.store.unfinished();
+    for (const job of jobs) this.enqueue(job);
+    return jobs.length;
+  }
+
+  submit(job: JobRecord): void {
+    this.enqueue(job);
+  }
+
+  /** Resolves true when the job finishes within `ms`, false otherwise. */
+  async waitForFinish(id: string, ms: number): Promise<boolean> {
+    if (!this.queuedIds.has(id)) return true;
+    const ac = new AbortController();
+    const timer = setTimeout(() => ac.abort(), ms);
+    try {
+      await once(this.finished, id, { signal: ac.signal });
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Stops taking jobs; waits up to `graceMs` for running ones. Unfinished jobs stay in the store. */
+  async stop(graceMs: number): Promise<void> {
+    this.stopping = true;
+    this.queue.clear();
+    const idle = this.queue.onIdle();
+    const grace = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
+    await Promise.race([idle, grace]);
+  }
+
+  private enqueue(job: JobRecord): void {
+    if (this.queuedIds.has(job.id)) return;
+    this.queuedIds.add(job.id);
+    this.schedule(job.id);
+  }
+
+  private schedule(id: string): void {
+    void this.queue.add(() => this.process(id)).catch((err) => {
+      this.options.logger.error({ err, jobId: id }, 'job processing failed outside the analytic');
+    });
+  }
+
+  private async process(id: string): Promise<void> {
+    const { store, pool, logger, maxAttempts } = this.options;
+    let retry = false;
+    try {
+      const job = store.get(id);
+      if (!job || (job.state !== 'queued' && job.state !== 'processing')) return;
+      if (this.stopping) return; // stays queued for the next start
+      if (job.attempts >= maxAttempts) {
+        store.fail(id, {
+          code: 'worker_crashed',
+          message: `Processing was interrupted ${job.attempts} times (worker crash or service restart); giving up`,
+        });
+        return;
+      }
+      store.markProcessing(id, 'Processing');
+      const started = Date.now();
+      try {
+        const outcome = await pool.run(
+          { jobId: id, analytic: job.analytic, input: job.input },
+          { timeoutMs: this.options.timeoutMs(job), onProgress: (m) => store.setMessage(id, m) },
+        );
+        store.complete(id, outcome.message, outcome.result);
+        logger.info({ jobId: id, analytic: job.analytic, ms: Date.now() - started }, 'job done');
+      } catch (err) {
+        retry = this.onJobError(job, err as Error);
+      }
+    } finally {
+      if (retry) {
+        this.schedule(id);
+      } else {
+        this.queuedIds.delete(id);
+        this.finished.emit(id);
+      }
+    }
+  }
+
+  /** Records the failure; true when the job should run again. */
+  private onJobError(job: JobRecord, err: Error): boolean {
+    const { store, logger, maxAttempts } = this.options;
+    const attempts = job.attempts + 1;
+    if (err instanceof AnalyticError) {
+      logger.info({ jobId: job.id, code: err.code }, `job failed: ${err.message}`);
+      store.fail(job.id, { code: err.code, message: sentence(err.message) });
+    } else if (err instanceof JobTimeoutError) {
+      logger.warn({ jobId: job.id }, 'job timed out');
+      store.fail(job.id, { code: err.code, message: `Processing took too long: ${err.message}` });
+    } else if (err instanceof WorkerCrashedError && this.stopping) {
+      store.requeue(job.id, 'Queued (service restarting)');
+    } else if (err instanceof WorkerCrashedError && attempts < maxAttempts) {
+      logger.warn({ jobId: job.id, attempts }, 'worker crashed; job queued again');
+      store.requeue(job.id, `Queued again after a worker crash (attempt ${attempts} of ${maxAttempts})`);
+      return true;
+    } else if (err instanceof WorkerCrashedError) {
+      store.fail(job.id, {
+        code: err.code,
+        message: `The analytics worker crashed ${attempts} times on this input; giving up`,
+      });
+    } else if (err instanceof AnalyticCrashError) {
+      store.fail(job.id, { code: 'internal_error', message: 'The analytic failed with an internal error' });
+    } else {
+      logger.error({ err, jobId: job.id }, 'unexpected job error');
+      store.fail(job.id, { code: 'internal_error', message: 'The analytic failed with an internal error' });
+    }
+    return false;
+  }
+}
+
+function sentence(text: string): string {
+  const t = text.trim();
+  return t.charAt(0).toUpperCase() + t.slice(1);
+}

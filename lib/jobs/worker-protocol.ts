@@ -1,0 +1,22 @@
+// Messages between the worker pool (main process) and a worker process.
+
+export interface WorkerRequest {
+  type: 'run';
+  jobId: string;
+  analytic: string;
+  input: Record<string, unknown>;
+}
+
+export type WorkerReply =
+  | { type: 'ready' }
+  | { type: 'progress'; jobId: string; message: string }
+  | { type: 'done'; jobId: string; message: string; result: Record<string, unknown> }
+  | {
+      type: 'failed';
+      jobId: string;
+      code: string;
+      message: string;
+      /** true for an AnalyticError (bad input); false for a bug, whose message is not shown to clients. */
+      expected: boolean;
+      stack?: string;
+    };

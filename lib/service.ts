@@ -1,0 +1,88 @@
+// Wiring of the service: data folders, job store, worker pool, queue and HTTP server. Also the
+// graceful stop: no new jobs, running ones finish or go back to the queue for the next start.
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createApp } from './http/app.js';
+import { resolveCredentials, type ResolvedCredentials } from './http/credentials.js';
+import { JobQueue } from './jobs/queue.js';
+import { JobStore } from './jobs/store.js';
+import { WorkerPool } from './jobs/worker-pool.js';
+
+export interface RunningService {
+  url: string;
+  credentials: ResolvedCredentials;
+  store: JobStore;
+  pool: WorkerPool;
+  queue: JobQueue;
+  /** Jobs found unfinished at start and queued again. */
+  resumed: number;
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** How long a graceful stop waits for running jobs before re-queueing them. */
+const STOP_GRACE_MS = 20_000;
+
+export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+  const tmpDir = path.join(config.dataDir, 'tmp');
+  const jobsDir = path.join(config.dataDir, 'jobs');
+  fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  fs.rmSync(tmpDir, { recursive: true, force: true }); // uploads cut off by a previous stop
+  fs.mkdirSync(tmpDir, { recursive: true });
+  fs.mkdirSync(jobsDir, { recursive: true });
+
+  const credentials = resolveCredentials(config);
+  const store = new JobStore(path.join(config.dataDir, 'jobs.sqlite'));
+  removeOrphanJobFolders(jobsDir, store, logger);
+
+  const pool = new WorkerPool({ size: config.workers, logger });
+  pool.start();
+  const queue = new JobQueue({
+    store,
+    pool,
+    logger,
+    concurrency: config.workers,
+    limit: config.queueLimit,
+    maxAttempts: config.jobMaxAttempts,
+    timeoutMs: () => config.kamcheckTimeoutMs,
+  });
+  const resumed = queue.resume();
+  if (resumed > 0) logger.info({ resumed }, 'queued again the jobs left unfinished by the last run');
+
+  const app = createApp({ config, store, queue, logger, jobsDir, tmpDir, credentials: credentials.credentials });
+  const server = http.createServer(app.callback());
+  server.requestTimeout = 0; // large uploads may take long; formidable enforces the size limit
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  let stopped: Promise<void> | null = null;
+  const stop = (graceMs = STOP_GRACE_MS) =>
+    (stopped ??= (async () => {
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeIdleConnections();
+      await queue.stop(graceMs);
+      await pool.stop();
+      server.closeAllConnections();
+      await closed;
+      store.close();
+    })());
+
+  return { url, credentials, store, pool, queue, resumed, stop };
+}
+
+/** Job folders without a record: a crash hit between moving the upload and writing the record. */
+function removeOrphanJobFolders(jobsDir: string, store: JobStore, logger: Logger): void {
+  for (const name of fs.readdirSync(jobsDir)) {
+    if (store.get(name)) continue;
+    fs.rmSync(path.join(jobsDir, name), { recursive: true, force: true });
+    logger.info({ jobId: name }, 'removed the files of an upload that never became a job');
+  }
+}

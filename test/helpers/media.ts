@@ -1,0 +1,68 @@
+// Small media files for the HTTP tests, cut with ffmpeg from Debian's opencv-doc footage and
+// cached under test/fixtures/generated/http/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const FOOTAGE = '/usr/share/doc/opencv-doc/examples/data';
+export const MEDIA_DIR = path.resolve('test/fixtures/generated/http');
+
+export interface TestMedia {
+  /** 20 frames of vtest.avi at 320x240, H.264 MP4. */
+  clip: string;
+  /** A frame of vtest.avi from another time, 320x240 PNG: the reference. */
+  reference: string;
+  /** 26 frames: one more than the tamper check allows. */
+  clip26: string;
+  /** A 640x480 reference: size mismatch with `clip`. */
+  referenceLarge: string;
+  /** 25 frames of 1920x1080 (vtest upscaled), with a 1080p reference: for slower jobs. */
+  clipHd: string;
+  referenceHd: string;
+  /** The first 3000 bytes of an MP4 whose index is at the end. */
+  truncated: string;
+  /** Plain text named .mp4. */
+  textAsVideo: string;
+  /** A JPEG image. */
+  jpeg: string;
+}
+
+function ffmpeg(args: string[]): void {
+  execFileSync('ffmpeg', ['-y', '-v', 'error', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+export function testMedia(): TestMedia {
+  fs.mkdirSync(MEDIA_DIR, { recursive: true });
+  const f = (name: string) => path.join(MEDIA_DIR, name);
+  const vtest = path.join(FOOTAGE, 'vtest.avi');
+  const media: TestMedia = {
+    clip: f('clip20.mp4'),
+    reference: f('reference.png'),
+    clip26: f('clip26.mp4'),
+    referenceLarge: f('reference-640.png'),
+    clipHd: f('clip-hd.mp4'),
+    referenceHd: f('reference-hd.png'),
+    truncated: f('truncated.mp4'),
+    textAsVideo: f('text.mp4'),
+    jpeg: f('still.jpg'),
+  };
+  const h264 = ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
+  const make = (file: string, build: () => void) => {
+    if (!fs.existsSync(file)) build();
+  };
+  make(media.clip, () => ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '20', '-vf', 'scale=320:240', ...h264, media.clip]));
+  make(media.clip26, () => ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '26', '-vf', 'scale=320:240', ...h264, media.clip26]));
+  make(media.reference, () => ffmpeg(['-ss', '60', '-i', vtest, '-frames:v', '1', '-vf', 'scale=320:240', media.reference]));
+  make(media.referenceLarge, () => ffmpeg(['-ss', '60', '-i', vtest, '-frames:v', '1', '-vf', 'scale=640:480', media.referenceLarge]));
+  make(media.clipHd, () => ffmpeg(['-ss', '30', '-i', vtest, '-frames:v', '25', '-vf', 'scale=1920:1080', ...h264, media.clipHd]));
+  make(media.referenceHd, () => ffmpeg(['-ss', '60', '-i', vtest, '-frames:v', '1', '-vf', 'scale=1920:1080', media.referenceHd]));
+  // Without +faststart the index (moov) is at the end: cutting the file loses it.
+  make(media.truncated, () => {
+    const whole = f('clip-moov-at-end.mp4');
+    ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '20', '-vf', 'scale=320:240', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', whole]);
+    fs.writeFileSync(media.truncated, fs.readFileSync(whole).subarray(0, 3000));
+  });
+  make(media.textAsVideo, () => fs.writeFileSync(media.textAsVideo, 'this is not a video\n'.repeat(50)));
+  make(media.jpeg, () => ffmpeg(['-i', path.join(FOOTAGE, 'building.jpg'), '-vf', 'scale=320:240', media.jpeg]));
+  return media;
+}

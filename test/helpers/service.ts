@@ -1,0 +1,122 @@
+// Starting the real service for tests: in this process (HTTP in-process, analytics in real
+// worker processes) or as a separate `node build/lib/main.js` process that tests may kill.
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { pino } from 'pino';
+import { loadConfig } from '../../lib/config.js';
+import { startService, type RunningService } from '../../lib/service.js';
+
+export const USER = 'tester';
+export const PASSWORD = 'correct horse battery staple';
+export const AUTH = 'Basic ' + Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
+
+export function tempDataDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-test-'));
+}
+
+export interface TestService {
+  url: string;
+  dataDir: string;
+  service: RunningService;
+  /** Log lines, parsed. */
+  logs: Record<string, unknown>[];
+  stop(): Promise<void>;
+}
+
+export async function startTestService(env: Record<string, string> = {}, dataDir = tempDataDir()): Promise<TestService> {
+  const logs: Record<string, unknown>[] = [];
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const line of String(chunk).split('\n')) if (line) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const config = loadConfig({
+    DATA_DIR: dataDir,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    AUTH_CREDENTIALS: `${USER}:${PASSWORD}`,
+    WORKERS: '1',
+    ...env,
+  });
+  const service = await startService(config, pino({ level: 'debug' }, sink));
+  return {
+    url: service.url,
+    dataDir,
+    service,
+    logs,
+    stop: () => service.stop(2000),
+  };
+}
+
+export interface ServiceProcess {
+  url: string;
+  child: ChildProcess;
+  output: () => string;
+  /** Resolves with the exit code or signal. */
+  exited: Promise<number | string>;
+}
+
+/** Runs `node build/lib/main.js` as a child process and waits until it listens. */
+export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
+  const child = spawn(process.execPath, [path.resolve('build/lib/main.js')], {
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let text = '';
+  child.stdout!.on('data', (d) => (text += d));
+  child.stderr!.on('data', (d) => (text += d));
+  const exited = new Promise<number | string>((resolve) =>
+    child.on('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')),
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${text}`)), 20_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(text);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    child.stderr!.on('data', check);
+    child.on('exit', () => reject(new Error(`service exited at start:\n${text}`)));
+  });
+  return { url, child, output: () => text, exited };
+}
+
+/** A multipart form of files (field -> path) and plain fields. */
+export function form(files: Record<string, string>, fields: Record<string, string> = {}): FormData {
+  const fd = new FormData();
+  for (const [field, file] of Object.entries(files)) {
+    fd.append(field, new Blob([fs.readFileSync(file)]), path.basename(file));
+  }
+  for (const [k, v] of Object.entries(fields)) fd.append(k, v);
+  return fd;
+}
+
+export async function api(
+  url: string,
+  init: RequestInit & { auth?: string | null } = {},
+): Promise<{ status: number; headers: Headers; body: any }> {
+  const headers = new Headers(init.headers);
+  if (init.auth !== null) headers.set('authorization', init.auth ?? AUTH);
+  const res = await fetch(url, { ...init, headers });
+  const text = await res.text();
+  let body: unknown = text;
+  if ((res.headers.get('content-type') ?? '').includes('json')) body = JSON.parse(text);
+  return { status: res.status, headers: res.headers, body };
+}
+
+/** Polls a task until complete or the deadline. */
+export async function waitComplete(url: string, timeoutMs = 30_000): Promise<any> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await api(url);
+    if (body?.task?.complete) return body.task;
+    if (Date.now() > deadline) throw new Error(`task not complete after ${timeoutMs} ms: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
