@@ -55,6 +55,10 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   const app = createApp({ config, store, queue, logger, jobsDir, tmpDir, credentials: credentials.credentials });
   const server = http.createServer(app.callback());
   server.requestTimeout = 0; // large uploads may take long; formidable enforces the size limit
+  // Longer than the usual client and proxy idle timeouts, so they close idle sockets first and
+  // never send a request on a socket the server is closing.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

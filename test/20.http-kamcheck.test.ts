@@ -70,6 +70,25 @@ describe('HTTP /kamcheck', function () {
     expect(done.start_time).to.equal(task.start_time);
   });
 
+  it('turns a failure found while processing into a finished task with success false and an error', async () => {
+    // A PNG whose header is intact but whose pixel data is cut off passes the upload checks.
+    const cut = `${svc.dataDir}/cut.png`;
+    fs.writeFileSync(cut, fs.readFileSync(media.reference).subarray(0, 2000));
+    const res = await post({ video: media.clip, image: cut });
+    expect(res.status).to.equal(200);
+    const task = await waitComplete(`${svc.url}/kamcheck/${res.body.task.job_id}`);
+    expect(task.complete).to.equal(true);
+    expect(task.success).to.equal(false);
+    expect(task.finish_time).to.match(HTTP_DATE);
+    expect(task).to.not.have.property('probability');
+    expect(task.error.code).to.equal('decode_failed');
+    expect(task.message).to.equal(task.error.message);
+    expect(task.message).to.match(/^Cannot decode/);
+    // The service is unharmed.
+    const next = await post({ video: media.clip, image: media.reference });
+    expect(next.body.task.success).to.equal(true);
+  });
+
   it('lists the last 50 checks, newest first', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
