@@ -1,8 +1,10 @@
-// Cheap checks of an upload at request time, run by ffprobe in a child process so the HTTP
-// event loop never decodes media. It reads container and stream headers and counts packets;
-// it does not decode every frame (the worker does, and fails the job if the data is corrupt).
+// Cheap checks of an upload at request time: size, frame count, still or video. PNG, JPEG and
+// MP4 are read from their headers here; anything else by ffprobe in a child process, so the HTTP
+// event loop never decodes media. Nothing decodes every frame (the worker does, and fails the
+// job if the data is corrupt).
 import { execFile } from 'node:child_process';
 import { readImageHeader } from './image-header.js';
+import { readMp4VideoHeader } from './mp4-header.js';
 
 export interface MediaInfo {
   kind: 'video' | 'image';
@@ -37,6 +39,8 @@ export async function probeMedia(file: string): Promise<MediaInfo> {
   if (header) {
     return { kind: 'image', width: header.width, height: header.height, frames: 1, fps: 0, format: header.format, codec: header.format };
   }
+  const mp4 = await readMp4VideoHeader(file);
+  if (mp4) return { kind: 'video', ...mp4, format: 'mp4' };
   const args = [
     '-v', 'error',
     '-count_packets',
@@ -90,6 +94,9 @@ function rate(text: string | undefined): number {
 
 function firstLine(text: string): string {
   const line = text.split('\n').find((l) => l.trim()) ?? '';
-  // ffprobe prefixes the file path; clients do not need our internal paths.
-  return line.replace(/^.*?: /, '').trim();
+  // ffprobe prefixes its demuxer's address and the file path; clients need neither.
+  return line
+    .replace(/^\[[^\]]*\]\s*/, '')
+    .replace(/^\S*\/\S*:\s*/, '')
+    .trim();
 }
