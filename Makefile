@@ -36,7 +36,7 @@ build/.stamp: node_modules/.stamp $(TS_SOURCES)
 build: build/.stamp
 
 # Regenerated when the generator changes, not on every build.
-$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts | build/.stamp
+$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
 	node build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
 
 fixtures: $(KAMCHECK_FIXTURES)/manifest.json

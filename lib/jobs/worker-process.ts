@@ -1,6 +1,5 @@
 // Entry point of an analytics worker: a child process that runs one job at a time for the
 // pool in the main process, talking over the IPC channel. OpenCV lives only here.
-import '../video/quiet-opencv.js';
 import { runners } from './runners.js';
 import { AnalyticError } from './errors.js';
 import type { WorkerRequest, WorkerReply } from './worker-protocol.js';

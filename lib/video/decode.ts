@@ -1,6 +1,6 @@
 // Decoding of uploaded media into OpenCV Mats. Runs only in worker processes (never on the
 // HTTP event loop): importing this module loads the native OpenCV binding.
-import cv from '@u4/opencv4nodejs';
+import cv from './opencv.js';
 import { DecodeError } from './errors.js';
 
 export interface DecodedClip {

@@ -1,0 +1,151 @@
+// Cause "masked": something covers part or all of the view (paint, a sticker, a sheet, a hand),
+// flat or patterned. Measurement: the share of the view's cells that are covered, where a cell is
+// covered in a frame when
+//  - it had structure and that structure no longer correlates with the reference (normalised
+//    cross-correlation, which ignores gain and offset, so light changes do not count), or
+//  - it had some texture and became flat while its brightness departed from the frame's overall
+//    brightness change (a flat sticker; heavy compression also flattens weak texture, but keeps
+//    the brightness, and a darker scene darkens every cell alike),
+//  - it had no texture and its brightness departed strongly from the frame's overall change, or
+//    its colour did (a sticker over a plain wall or the sky: a teal sheet over blue sky can have
+//    the sky's brightness, not its colour; a shadow changes the brightness, not the colour),
+// and covered overall when covered in most frames (passers-by cross a cell, a mask stays). The
+// measurement is the largest 8-connected region of covered cells: a mask is one piece, passers-by
+// and shadow edges are scattered cells. Both pictures are low-passed first so that sensor noise
+// and defocus leave real structure correlated.
+import cv from '../video/opencv.js';
+import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, median, WorkingPicture } from './cells.js';
+
+/** 1.5 px at 320: low-pass before comparing; with it the 'noise' bench cases (sigma 6-12) cover at most 0.063 of the view. */
+export const MASK_LOWPASS_SIGMA = 1.5;
+/** Grey-level std (after low-pass) below which a reference cell has no texture at all: it cannot show a mask. */
+export const CELL_MIN_TEXTURE = 1.5;
+/** Grey-level std above which a reference cell's structure is reliable enough to correlate. */
+export const CELL_STRUCTURED = 5;
+/** Below this NCC a structured cell lost its structure; with it no benign bench case covers more than 0.068 of the view. */
+export const CELL_COVERED_NCC = 0.35;
+/** A cell became flat when its contrast fell below this share of the reference's (a gain of 0.6 keeps 0.6). */
+export const CELL_FLATTENED_RATIO = 0.25;
+/** log brightness departure of a cell from the frame's overall change that a flattened cell needs (x1.35). */
+export const CELL_BRIGHTNESS_DEPARTURE = 0.3;
+/** log brightness departure that an untextured cell needs (x1.8: more than the deepest soft shadow, x0.4..0.7, on a plain wall). */
+export const PLAIN_CELL_DEPARTURE = 0.6;
+/**
+ * Chromaticity departure (largest channel share change beyond the frame's overall colour change)
+ * that marks a cell covered. Worked out on the sky of test case home.jpg (BGR 170,102,23): gamma
+ * 1.6 moves its blue share by ~0.09; the teal sheet over it (BGR 101,99,53) by ~0.17. No benign
+ * bench case reached a covered region above 0.068 of the view with it.
+ */
+export const CELL_COLOUR_DEPARTURE = 0.13;
+
+export interface MaskMeasurement {
+  /** Share of the cells in view in the largest connected covered region, 0..1. */
+  coveredFraction: number;
+  /** Share of the cells in view that are covered, connected or not. */
+  coveredAnywhere: number;
+  /** Per cell: true when covered in most frames. */
+  covered: boolean[];
+  /** Per cell: textured in the reference and in view. */
+  textured: boolean[];
+  /** Per cell: enough structure in the reference for a sharpness comparison. */
+  structured: boolean[];
+}
+
+export function lowPass(m: cv.Mat): cv.Mat {
+  return m.gaussianBlur(new cv.Size(0, 0), MASK_LOWPASS_SIGMA);
+}
+
+/**
+ * @param reference the reference at the working size, grey CV_32F, aligned to the clip's view
+ * @param frames clip frames, grey CV_32F
+ * @param referenceColour the (aligned) reference's working-size BGR; frameColours likewise per frame
+ */
+export function measureMask(
+  reference: cv.Mat,
+  frames: cv.Mat[],
+  referenceColour: cv.Mat,
+  frameColours: cv.Mat[],
+  inView: boolean[],
+): MaskMeasurement {
+  const ref = lowPass(reference);
+  const refChroma = cellChromaticity(referenceColour);
+  const r = cellMoments(ref);
+  const refStd = r.variance.map(Math.sqrt);
+  const textured = Array.from(refStd, (s, i) => inView[i] && s >= CELL_MIN_TEXTURE);
+  const structured = Array.from(refStd, (s, i) => inView[i] && s >= CELL_STRUCTURED);
+  const coveredVotes = new Array<number>(CELL_COUNT).fill(0);
+  const inViewCells = [...Array(CELL_COUNT).keys()].filter((i) => inView[i]);
+  frames.forEach((frame, k) => {
+    const f = lowPass(frame);
+    const chroma = cellChromaticity(frameColours[k]);
+    const colourShift = [0, 1, 2].map((c) => median(inViewCells.map((i) => chroma[3 * i + c] - refChroma[3 * i + c])));
+    const colourDeparture = (i: number) =>
+      Math.max(...[0, 1, 2].map((c) => Math.abs(chroma[3 * i + c] - refChroma[3 * i + c] - colourShift[c])));
+    const fm = cellMoments(f);
+    const cross = cellMeans(f.hMul(ref));
+    // the frame's overall brightness change, robust to a covered minority of cells
+    const logRatios: number[] = [];
+    for (let i = 0; i < CELL_COUNT; i++) if (textured[i]) logRatios.push(Math.log((fm.mean[i] + 4) / (r.mean[i] + 4)));
+    const overall = median(logRatios);
+    for (let i = 0; i < CELL_COUNT; i++) {
+      if (!inView[i]) continue;
+      const departure = Math.abs(Math.log((fm.mean[i] + 4) / (r.mean[i] + 4)) - overall);
+      if (!textured[i]) {
+        if (departure > PLAIN_CELL_DEPARTURE || colourDeparture(i) > CELL_COLOUR_DEPARTURE) coveredVotes[i]++;
+        continue;
+      }
+      const fStd = Math.sqrt(fm.variance[i]);
+      let covered = false;
+      if (structured[i]) {
+        const denom = fStd * refStd[i];
+        const ncc = denom > 1e-6 ? (cross[i] - fm.mean[i] * r.mean[i]) / denom : 0;
+        covered = ncc < CELL_COVERED_NCC;
+      }
+      if (!covered && fStd < CELL_FLATTENED_RATIO * refStd[i]) {
+        covered = departure > CELL_BRIGHTNESS_DEPARTURE || colourDeparture(i) > CELL_COLOUR_DEPARTURE;
+      }
+      if (covered) coveredVotes[i]++;
+    }
+  });
+  const covered = coveredVotes.map((v, i) => inView[i] && v * 2 > frames.length);
+  const inViewCount = inView.filter(Boolean).length;
+  return {
+    coveredFraction: inViewCount > 0 ? largestRegion(covered) / inViewCount : 0,
+    coveredAnywhere: inViewCount > 0 ? covered.filter(Boolean).length / inViewCount : 0,
+    covered,
+    textured,
+    structured,
+  };
+}
+
+/** Cell count of the largest 8-connected region of true cells on the grid. */
+export function largestRegion(cells: boolean[]): number {
+  const seen = new Uint8Array(CELL_COUNT);
+  let best = 0;
+  for (let start = 0; start < CELL_COUNT; start++) {
+    if (!cells[start] || seen[start]) continue;
+    let size = 0;
+    const stack = [start];
+    seen[start] = 1;
+    while (stack.length > 0) {
+      const i = stack.pop()!;
+      size++;
+      const r = Math.floor(i / GRID_COLS);
+      const c = i % GRID_COLS;
+      for (let dr = -1; dr <= 1; dr++) {
+        for (let dc = -1; dc <= 1; dc++) {
+          const rr = r + dr;
+          const cc = c + dc;
+          if (rr < 0 || cc < 0 || rr >= GRID_ROWS || cc >= GRID_COLS) continue;
+          const j = rr * GRID_COLS + cc;
+          if (cells[j] && !seen[j]) {
+            seen[j] = 1;
+            stack.push(j);
+          }
+        }
+      }
+    }
+    best = Math.max(best, size);
+  }
+  return best;
+}

@@ -1,0 +1,159 @@
+// Accuracy and speed of the tamper check on the generated bench fixtures.
+//
+//   node build/scripts/bench-kamcheck-accuracy.js [fixture dir] [--measures]
+//
+// Generates the bench set first when its manifest is missing. Prints, per tamper kind, the
+// detection rate at probability >= 50; per benign kind the false-alarm rate; the ROC AUC of the
+// probability; and per resolution the analysis time (p50/p95), decode + analysis, and their ratio
+// to plain decoding of the same clip and reference. --measures also prints the distribution of
+// each raw cause measurement per kind (what the scorer's calibration constants were set from).
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { readImage, readVideoFrames } from '../lib/video/decode.js';
+import { measureTamper } from '../lib/kamcheck/measure.js';
+import { causeMeasures, combine, scoreCauses, TamperCauses } from '../lib/kamcheck/scorer.js';
+import { MAX_TAMPER_FRAMES } from '../lib/kamcheck/run.js';
+import { quantile } from '../lib/kamcheck/cells.js';
+import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS } from './kamcheck-fixtures/manifest.js';
+import { generateFixtureSet, readManifest } from './kamcheck-fixtures/generate.js';
+
+export interface CaseOutcome {
+  fixture: FixtureCase;
+  probability: number;
+  causes: TamperCauses;
+  /** Raw cause measurements on the scorer's "higher = more tampered" axis. */
+  measures: TamperCauses;
+  decodeMs: number;
+  analyseMs: number;
+}
+
+export interface AccuracySummary {
+  /** Per tamper kind: share with probability >= 50. */
+  detection: Record<string, { rate: number; n: number }>;
+  /** Per benign kind: share with probability >= 50. */
+  falseAlarm: Record<string, { rate: number; n: number }>;
+  auc: number;
+  /** Per resolution (e.g. 1280x720): timing percentiles in ms. */
+  timing: Record<string, { n: number; analyseP50: number; analyseP95: number; totalP50: number; totalP95: number; decodeP50: number; ratioP50: number; ratioP95: number }>;
+}
+
+export const ALARM_PROBABILITY = 50;
+
+/** Runs the analytic on every case of a fixture set (decoding as the worker does). */
+export function evaluateFixtures(dir: string, manifest: FixtureManifest, onCase?: (o: CaseOutcome) => void): CaseOutcome[] {
+  const outcomes: CaseOutcome[] = [];
+  for (const fixture of manifest.cases) {
+    const t0 = performance.now();
+    const clip = readVideoFrames(path.join(dir, fixture.id, 'clip.mp4'), MAX_TAMPER_FRAMES + 1);
+    const reference = readImage(path.join(dir, fixture.id, 'reference.png'));
+    const t1 = performance.now();
+    const m = measureTamper(clip.frames, reference);
+    const causes = scoreCauses(m);
+    const probability = combine(causes);
+    const t2 = performance.now();
+    const o = { fixture, probability, causes, measures: causeMeasures(m), decodeMs: t1 - t0, analyseMs: t2 - t1 };
+    outcomes.push(o);
+    onCase?.(o);
+  }
+  return outcomes;
+}
+
+/** ROC AUC of scores (positives vs negatives), ties counted half (Mann-Whitney U). */
+export function rocAuc(positives: number[], negatives: number[]): number {
+  if (positives.length === 0 || negatives.length === 0) return NaN;
+  let wins = 0;
+  for (const p of positives) for (const n of negatives) wins += p > n ? 1 : p === n ? 0.5 : 0;
+  return wins / (positives.length * negatives.length);
+}
+
+export function summarise(outcomes: CaseOutcome[]): AccuracySummary {
+  const rate = (os: CaseOutcome[]) => ({ rate: os.filter((o) => o.probability >= ALARM_PROBABILITY).length / Math.max(1, os.length), n: os.length });
+  const detection: AccuracySummary['detection'] = {};
+  for (const k of TAMPER_KINDS) detection[k] = rate(outcomes.filter((o) => o.fixture.kind === k));
+  const falseAlarm: AccuracySummary['falseAlarm'] = {};
+  for (const k of BENIGN_KINDS) falseAlarm[k] = rate(outcomes.filter((o) => o.fixture.kind === k));
+  const auc = rocAuc(
+    outcomes.filter((o) => o.fixture.label === 'tamper').map((o) => o.probability),
+    outcomes.filter((o) => o.fixture.label === 'benign').map((o) => o.probability),
+  );
+  const timing: AccuracySummary['timing'] = {};
+  const resolutions = [...new Set(outcomes.map((o) => `${o.fixture.width}x${o.fixture.height}`))];
+  for (const res of resolutions) {
+    const os = outcomes.filter((o) => `${o.fixture.width}x${o.fixture.height}` === res);
+    const a = os.map((o) => o.analyseMs);
+    const t = os.map((o) => o.analyseMs + o.decodeMs);
+    const r = os.map((o) => (o.analyseMs + o.decodeMs) / o.decodeMs);
+    timing[res] = {
+      n: os.length,
+      analyseP50: quantile(a, 0.5),
+      analyseP95: quantile(a, 0.95),
+      totalP50: quantile(t, 0.5),
+      totalP95: quantile(t, 0.95),
+      decodeP50: quantile(os.map((o) => o.decodeMs), 0.5),
+      ratioP50: quantile(r, 0.5),
+      ratioP95: quantile(r, 0.95),
+    };
+  }
+  return { detection, falseAlarm, auc, timing };
+}
+
+export function formatSummary(s: AccuracySummary): string {
+  const pct = (v: number) => `${(100 * v).toFixed(1)}%`.padStart(7);
+  const lines: string[] = [];
+  lines.push('tamper kind               n  detected (p>=50)   target >= 95%');
+  for (const [k, v] of Object.entries(s.detection)) lines.push(`${k.padEnd(24)} ${String(v.n).padStart(3)}  ${pct(v.rate)}            ${v.rate >= 0.95 ? 'ok' : 'BELOW'}`);
+  lines.push('');
+  lines.push('benign kind               n  false alarm        target <= 2%');
+  for (const [k, v] of Object.entries(s.falseAlarm)) lines.push(`${k.padEnd(24)} ${String(v.n).padStart(3)}  ${pct(v.rate)}            ${v.rate <= 0.02 ? 'ok' : 'ABOVE'}`);
+  lines.push('');
+  lines.push(`ROC AUC (probability, tamper vs benign): ${s.auc.toFixed(4)}   target >= 0.98: ${s.auc >= 0.98 ? 'ok' : 'BELOW'}`);
+  lines.push('');
+  lines.push('resolution     n  analysis p50/p95 ms  decode p50 ms  decode+analysis p50/p95 ms  (decode+analysis)/decode p50/p95');
+  for (const [res, t] of Object.entries(s.timing)) {
+    lines.push(
+      `${res.padEnd(11)} ${String(t.n).padStart(4)}  ${t.analyseP50.toFixed(1).padStart(8)} / ${t.analyseP95.toFixed(1).padEnd(8)}  ${t.decodeP50.toFixed(1).padStart(11)}  ${t.totalP50.toFixed(1).padStart(12)} / ${t.totalP95.toFixed(1).padEnd(12)}  ${t.ratioP50.toFixed(2).padStart(10)} / ${t.ratioP95.toFixed(2)}`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/** Distribution of each raw cause measurement per kind: min p5 p50 p95 max. */
+export function formatMeasures(outcomes: CaseOutcome[]): string {
+  const causes: (keyof TamperCauses)[] = ['blur', 'moved', 'masked', 'exposure', 'frozen', 'black'];
+  const lines: string[] = [];
+  for (const cause of causes) {
+    lines.push(`-- ${cause}: min p5 p50 p95 max`);
+    for (const kind of [...TAMPER_KINDS, ...BENIGN_KINDS]) {
+      const v = outcomes.filter((o) => o.fixture.kind === kind).map((o) => o.measures[cause]);
+      if (v.length === 0) continue;
+      const q = [0, 0.05, 0.5, 0.95, 1].map((p) => quantile(v, p).toFixed(3).padStart(8));
+      lines.push(`${kind.padEnd(24)} ${q.join(' ')}`);
+    }
+  }
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const dir = args.find((a) => !a.startsWith('-')) ?? DEFAULT_BENCH_FIXTURE_DIR;
+  let manifest = readManifest(dir);
+  if (!manifest) {
+    console.log(`no manifest in ${dir}: generating the bench set`);
+    manifest = await generateFixtureSet('bench', dir, (l) => console.log(l));
+  }
+  let done = 0;
+  const outcomes = evaluateFixtures(dir, manifest, (o) => {
+    if (++done % 50 === 0) console.error(`${done}/${manifest!.cases.length}`);
+    const wrong = (o.fixture.label === 'tamper') !== o.probability >= ALARM_PROBABILITY;
+    if (wrong) console.error(`miss ${o.fixture.id} ${o.fixture.scene} p=${o.probability} ${JSON.stringify(o.causes)} ${JSON.stringify(o.fixture.params)}`);
+  });
+  if (args.includes('--measures')) console.log(formatMeasures(outcomes) + '\n');
+  console.log(formatSummary(summarise(outcomes)));
+}
+
+if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,48 @@
+// Generates a labelled fixture set on disk: <dir>/<id>/reference.png + clip.mp4, and manifest.json.
+import fs from 'node:fs';
+import path from 'node:path';
+import cv from '../../lib/video/opencv.js';
+import { FixtureCase, FixtureManifest } from './manifest.js';
+import { planSet, renderCase, SET_SEEDS, toManifestCase, vtestFramesNeeded } from './cases.js';
+import { loadVtestFrames, NoiseBank } from './scenes.js';
+import { encodeH264 } from './encode.js';
+import { Prng } from './prng.js';
+
+/** Encodes run in ffmpeg processes while the next case renders; 2 matches the appliance's 2 cores. */
+const PARALLEL_ENCODES = 2;
+
+export async function generateFixtureSet(set: 'test' | 'bench', dir: string, log: (line: string) => void = () => undefined): Promise<FixtureManifest> {
+  const started = Date.now();
+  const plans = planSet(set);
+  const vtest = loadVtestFrames(vtestFramesNeeded(plans));
+  const noise = new NoiseBank(new Prng(SET_SEEDS[set] * 7919));
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+
+  const cases: FixtureCase[] = [];
+  const pending = new Set<Promise<void>>();
+  for (const plan of plans) {
+    const rendered = renderCase(plan, vtest, noise);
+    const caseDir = path.join(dir, plan.id);
+    fs.mkdirSync(caseDir, { recursive: true });
+    cv.imwrite(path.join(caseDir, 'reference.png'), rendered.reference);
+    cases.push(toManifestCase(plan, rendered));
+    const job = encodeH264(rendered.frames, path.join(caseDir, 'clip.mp4'), { crf: rendered.crf }).then(() => {
+      pending.delete(job);
+    });
+    pending.add(job);
+    if (pending.size >= PARALLEL_ENCODES) await Promise.race(pending);
+    if (cases.length % 20 === 0) log(`${cases.length}/${plans.length} cases, ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  }
+  await Promise.all(pending);
+  const manifest: FixtureManifest = { set, seed: SET_SEEDS[set], cases };
+  fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 1));
+  log(`${cases.length} cases in ${dir} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+  return manifest;
+}
+
+export function readManifest(dir: string): FixtureManifest | undefined {
+  const file = path.join(dir, 'manifest.json');
+  if (!fs.existsSync(file)) return undefined;
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as FixtureManifest;
+}
