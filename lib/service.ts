@@ -48,6 +48,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     limit: config.queueLimit,
     maxAttempts: config.jobMaxAttempts,
     timeoutMs: () => config.kamcheckTimeoutMs,
+    onFinished: (id) => removeUploads(jobsDir, id),
   });
   const resumed = queue.resume();
   if (resumed > 0) logger.info({ resumed }, 'queued again the jobs left unfinished by the last run');
@@ -80,6 +81,16 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     })());
 
   return { url, credentials, store, pool, queue, resumed, stop };
+}
+
+/**
+ * A finished job needs its uploads no more (results, if any, live beside them): deleting them
+ * keeps the disk from filling with clips. The job's folder goes too when nothing else is in it.
+ */
+async function removeUploads(jobsDir: string, id: string): Promise<void> {
+  const dir = path.join(jobsDir, id);
+  await fs.promises.rm(path.join(dir, 'input'), { recursive: true, force: true });
+  if (fs.existsSync(dir) && fs.readdirSync(dir).length === 0) await fs.promises.rmdir(dir);
 }
 
 /** Job folders without a record: a crash hit between moving the upload and writing the record. */

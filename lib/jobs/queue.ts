@@ -20,6 +20,8 @@ export interface JobQueueOptions {
   maxAttempts: number;
   /** Time limit of a job, by analytic. */
   timeoutMs: (job: JobRecord) => number;
+  /** Called once a job reached its final state (done or failed), e.g. to delete its uploads. */
+  onFinished?: (id: string) => Promise<void>;
 }
 
 /** The queue is full; the client should retry later. */
@@ -132,6 +134,7 @@ export class JobQueue {
       if (retry) {
         this.schedule(id);
       } else {
+        await this.options.onFinished?.(id).catch((err) => logger.warn({ err, jobId: id }, 'clean-up after the job failed'));
         this.queuedIds.delete(id);
         this.finished.emit(id);
       }

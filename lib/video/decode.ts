@@ -25,7 +25,7 @@ export function readVideoFrames(path: string, maxFrames = 0): DecodedClip {
       if (!frame || frame.empty) break;
       frames.push(frame);
     }
-    if (frames.length === 0) throw new DecodeError(`no decodable frame in ${basename(path)}`);
+    if (frames.length === 0) throw new DecodeError('the video has no decodable frame (corrupt or unsupported file)');
     return { frames, width: frames[0].cols, height: frames[0].rows, fps };
   } finally {
     cap.release();
@@ -38,7 +38,7 @@ export function openVideo(path: string): cv.VideoCapture {
   try {
     cap = new cv.VideoCapture(path);
   } catch (err) {
-    throw new DecodeError(`cannot open video ${basename(path)}: ${(err as Error).message}`);
+    throw new DecodeError(`the video cannot be opened: ${(err as Error).message}`);
   }
   return cap;
 }
@@ -49,12 +49,8 @@ export function readImage(path: string): cv.Mat {
   try {
     img = cv.imread(path, cv.IMREAD_COLOR);
   } catch (err) {
-    throw new DecodeError(`cannot decode image ${basename(path)}: ${(err as Error).message}`);
+    throw new DecodeError('the image cannot be decoded (corrupt or unsupported file)');
   }
-  if (!img || img.empty) throw new DecodeError(`cannot decode image ${basename(path)}`);
+  if (!img || img.empty) throw new DecodeError('the image cannot be decoded (corrupt or unsupported file)');
   return img;
-}
-
-function basename(path: string): string {
-  return path.split('/').pop() ?? path;
 }
