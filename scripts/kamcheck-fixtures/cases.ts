@@ -34,8 +34,9 @@ export interface CasePlan {
 
 const ALL_KINDS: CaseKind[] = [...TAMPER_KINDS, ...BENIGN_KINDS];
 
-export function planSet(set: 'test' | 'bench'): CasePlan[] {
-  const rng = new Prng(SET_SEEDS[set]);
+/** `seed` overrides the set's own seed: another seed gives a held-out set of the same design. */
+export function planSet(set: 'test' | 'bench', seed: number = SET_SEEDS[set]): CasePlan[] {
+  const rng = new Prng(seed);
   const plans: CasePlan[] = [];
   const add = (kind: CaseKind, res: [number, number], useVtest: boolean, salt: number) => {
     const caseRng = rng.fork(salt);

@@ -11,11 +11,16 @@ import { Prng } from './prng.js';
 /** Encodes run in ffmpeg processes while the next case renders; 2 matches the appliance's 2 cores. */
 const PARALLEL_ENCODES = 2;
 
-export async function generateFixtureSet(set: 'test' | 'bench', dir: string, log: (line: string) => void = () => undefined): Promise<FixtureManifest> {
+export async function generateFixtureSet(
+  set: 'test' | 'bench',
+  dir: string,
+  log: (line: string) => void = () => undefined,
+  seed: number = SET_SEEDS[set],
+): Promise<FixtureManifest> {
   const started = Date.now();
-  const plans = planSet(set);
+  const plans = planSet(set, seed);
   const vtest = loadVtestFrames(vtestFramesNeeded(plans));
-  const noise = new NoiseBank(new Prng(SET_SEEDS[set] * 7919));
+  const noise = new NoiseBank(new Prng(seed * 7919));
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
 
@@ -35,7 +40,7 @@ export async function generateFixtureSet(set: 'test' | 'bench', dir: string, log
     if (cases.length % 20 === 0) log(`${cases.length}/${plans.length} cases, ${((Date.now() - started) / 1000).toFixed(1)} s`);
   }
   await Promise.all(pending);
-  const manifest: FixtureManifest = { set, seed: SET_SEEDS[set], cases };
+  const manifest: FixtureManifest = { set, seed, cases };
   fs.writeFileSync(path.join(dir, 'manifest.json'), JSON.stringify(manifest, null, 1));
   log(`${cases.length} cases in ${dir} (${((Date.now() - started) / 1000).toFixed(1)} s)`);
   return manifest;
