@@ -1,6 +1,6 @@
 // Accuracy and speed of the tamper check on the generated bench fixtures.
 //
-//   node build/scripts/bench-kamcheck-accuracy.js [fixture dir] [--measures]
+//   node build/scripts/bench-kamcheck-accuracy.js [fixture dir] [--seed N] [--measures]
 //
 // Generates the bench set first when its manifest is missing. Prints, per tamper kind, the
 // detection rate at probability >= 50; per benign kind the false-alarm rate; the ROC AUC of the
@@ -16,6 +16,7 @@ import { MAX_TAMPER_FRAMES } from '../lib/kamcheck/run.js';
 import { quantile } from '../lib/kamcheck/cells.js';
 import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS } from './kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from './kamcheck-fixtures/generate.js';
+import { SET_SEEDS } from './kamcheck-fixtures/cases.js';
 
 export interface CaseOutcome {
   fixture: FixtureCase;
@@ -135,12 +136,16 @@ export function formatMeasures(outcomes: CaseOutcome[]): string {
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  const seedAt = args.indexOf('--seed');
+  const seed = seedAt >= 0 ? Number(args.splice(seedAt, 2)[1]) : undefined;
   const dir = args.find((a) => !a.startsWith('-')) ?? DEFAULT_BENCH_FIXTURE_DIR;
   let manifest = readManifest(dir);
-  if (!manifest) {
-    console.log(`no manifest in ${dir}: generating the bench set`);
-    manifest = await generateFixtureSet('bench', dir, (l) => console.log(l));
+  if (!manifest || (seed !== undefined && manifest.seed !== seed)) {
+    console.log(`generating the bench set in ${dir}`);
+    manifest = await generateFixtureSet('bench', dir, (l) => console.log(l), seed);
   }
+  console.log(`\nTamper check accuracy on ${manifest.cases.length} generated cases, seed ${manifest.seed}` +
+    (manifest.seed === SET_SEEDS.bench ? ' (the set the thresholds were calibrated on)' : ' (held out: not used for calibration)'));
   let done = 0;
   const outcomes = evaluateFixtures(dir, manifest, (o) => {
     if (++done % 50 === 0) console.error(`${done}/${manifest!.cases.length}`);
