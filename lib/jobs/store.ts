@@ -124,15 +124,6 @@ export class JobStore {
       .run(failure.message, JSON.stringify(failure), result ? JSON.stringify(result) : null, at, id);
   }
 
-  /** Number of jobs in the given states, e.g. for the queue bound and metrics. */
-  count(states: JobState[]): number {
-    const marks = states.map(() => '?').join(',');
-    const row = this.db.prepare(`SELECT COUNT(*) AS n FROM jobs WHERE state IN (${marks})`).get(...states) as {
-      n: number;
-    };
-    return row.n;
-  }
-
   close(): void {
     this.db.close();
   }

@@ -3,9 +3,8 @@
 import { AnalyticError } from '../jobs/errors.js';
 import { readImage, readVideoFrames } from '../video/decode.js';
 import { analyseTamper, TamperCauses } from './analyse.js';
+import { MAX_TAMPER_FRAMES } from './limits.js';
 
-/** The contract's limit on the clip length (frames). */
-export const MAX_TAMPER_FRAMES = 25;
 
 export async function runKamcheck(
   input: { videoPath: string; imagePath: string },

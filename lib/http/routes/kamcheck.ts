@@ -8,10 +8,9 @@ import { presentTask } from '../task-view.js';
 import { probeMedia, MediaProbeError, type MediaInfo } from '../../video/probe.js';
 import type { ServiceDeps } from '../app.js';
 import { acceptJob } from './accept-job.js';
+import { MAX_TAMPER_FRAMES } from '../../kamcheck/limits.js';
 
 export const KAMCHECK = 'kamcheck';
-/** The seed's limit on a tamper-check clip. */
-export const MAX_CLIP_FRAMES = 25;
 /** The seed's history size. */
 export const HISTORY_SIZE = 50;
 
@@ -26,8 +25,8 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
 
     const [clip, reference] = await Promise.all([probe(video.path, video.size, 'video'), probe(image.path, image.size, 'image')]);
     if (clip.kind !== 'video') throw unsupportedMedia('"video" is a still image; send a video clip');
-    if (clip.frames > MAX_CLIP_FRAMES) {
-      throw new ApiError(422, 'too_many_frames', `the clip has ${clip.frames} frames; at most ${MAX_CLIP_FRAMES} are allowed`);
+    if (clip.frames > MAX_TAMPER_FRAMES) {
+      throw new ApiError(422, 'too_many_frames', `the clip has ${clip.frames} frames; at most ${MAX_TAMPER_FRAMES} are allowed`);
     }
     if (clip.width !== reference.width || clip.height !== reference.height) {
       throw new ApiError(
