@@ -11,6 +11,12 @@
 // levels at the working size), which compression does not create or remove: the heavy-compression
 // fixtures (CRF 42-50, with passers-by) have no still pair. A view with no motion at all for the
 // whole clip scores as frozen.
+//
+// Tried and dropped: also requiring that almost no full-resolution pixel changed at all (what is
+// left of sensor noise). It separates live from frozen in a 640x480 building.jpg test with noise
+// sigma 3 up to CRF 33, but not on the fixtures: a frozen vtest.avi clip at 1920x1080, CRF 19,
+// changed 0.021 of its pixels between spread frames (x264 keeps refining the repeated picture),
+// a motionless live still at 1280x720, CRF 21, noise sigma 1.2, only 0.012.
 import cv from '../video/opencv.js';
 
 /** Grey levels: a working pixel changed when it moved more than this (codec refinements of a repeated frame stay below). */
