@@ -1,11 +1,13 @@
 // `make bench`: tamper-check job latency against plain decoding of the same clip and reference,
 // and throughput with WORKERS=2 while GET requests are served. Prints tables; asserts nothing.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
+import { quantile } from '../lib/kamcheck/cells.js';
+import { spawnService } from '../test/helpers/service.js';
 
 const FOOTAGE = '/usr/share/doc/opencv-doc/examples/data/vtest.avi';
 const RESOLUTIONS: [number, number][] = [
@@ -19,8 +21,7 @@ const THROUGHPUT_CLIENTS = 6;
 const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
 
 function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+  return quantile(values, p / 100);
 }
 
 function makeClip(dir: string, w: number, h: number): { clip: string; reference: string } {
@@ -59,37 +60,16 @@ async function waitDone(url: string, id: string): Promise<void> {
   }
 }
 
-/** The service in its own process, as deployed, so this client does not share its event loop. */
-async function spawnService(dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [path.resolve('build/lib/main.js')], {
-    env: {
-      ...process.env,
-      DATA_DIR: dataDir,
-      PORT: '0',
-      HOST: '127.0.0.1',
-      AUTH_CREDENTIALS: 'bench:bench',
-      WORKERS: '2',
-      KAMCHECK_WAIT_MS: '30000',
-      LOG_LEVEL: 'warn',
-    },
-    stdio: ['ignore', 'inherit', 'pipe'],
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    let text = '';
-    child.stderr!.on('data', (d) => {
-      text += d;
-      const m = /listening on (http:\/\/\S+)/.exec(text);
-      if (m) resolve(m[1]);
-    });
-    child.on('exit', () => reject(new Error(`service exited:\n${text}`)));
-  });
-  return { url, child };
-}
-
 async function main(): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-kamcheck-'));
   const clips = RESOLUTIONS.map(([w, h]) => ({ w, h, ...makeClip(dir, w, h) }));
-  const service = await spawnService(path.join(dir, 'data'));
+  // The service in its own process, as deployed, so this client does not share its event loop.
+  const service = await spawnService({
+    DATA_DIR: path.join(dir, 'data'),
+    AUTH_CREDENTIALS: 'bench:bench',
+    WORKERS: '2',
+    KAMCHECK_WAIT_MS: '30000',
+  });
   try {
     const decodeP50 = new Map<number, number>();
     console.log('\nTamper check latency (25-frame clip + reference, sequential POSTs that wait for the result)');
@@ -159,7 +139,7 @@ async function main(): Promise<void> {
     );
   } finally {
     service.child.kill('SIGTERM');
-    await new Promise((r) => service.child.once('exit', r));
+    await service.exited;
     fs.rmSync(dir, { recursive: true, force: true });
   }
 }

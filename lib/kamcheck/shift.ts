@@ -47,7 +47,6 @@ function features(gray8: cv.Mat): Features {
 function fit(frame: Features, ref: Features): { matrix: number[]; inliers: number } | null {
   if (frame.keyPoints.length < SHIFT_MIN_INLIERS || ref.keyPoints.length < SHIFT_MIN_INLIERS) return null;
   // plain nearest-neighbour matching: 1.5 ms for 300x300 descriptors, against 6.5 ms for the
-  // binding's cross-checked BFMatcher, and RANSAC rejects the extra outliers anyway
   // binding's cross-checked BFMatcher, and RANSAC rejects the extra outliers anyway. One match per
   // reference keypoint (the closest): on a flat, heavily compressed picture many frame keypoints
   // pick the same reference keypoint, and RANSAC then "fits" a collapse onto that point.
@@ -71,12 +70,16 @@ function fit(frame: Features, ref: Features): { matrix: number[]; inliers: numbe
   return { matrix: [m[0][0], m[0][1], m[0][2], m[1][0], m[1][1], m[1][2]], inliers: count };
 }
 
+/** Where the 2x3 `matrix` maps the point (x, y). */
+function transform(matrix: number[], x: number, y: number): [number, number] {
+  return [matrix[0] * x + matrix[1] * y + matrix[2], matrix[3] * x + matrix[4] * y + matrix[5]];
+}
+
 /** Largest corner displacement of `matrix`, in pixels. */
 function cornerDisplacement(matrix: number[], size: WorkingSize): number {
   let worst = 0;
   for (const [x, y] of [[0, 0], [size.width, 0], [0, size.height], [size.width, size.height]]) {
-    const u = matrix[0] * x + matrix[1] * y + matrix[2];
-    const v = matrix[3] * x + matrix[4] * y + matrix[5];
+    const [u, v] = transform(matrix, x, y);
     worst = Math.max(worst, Math.hypot(u - x, v - y));
   }
   return worst;
@@ -112,8 +115,7 @@ export function cellsInView(shift: CameraShift, size: WorkingSize): boolean[] {
   for (let r = 0; r < GRID_ROWS; r++) {
     for (let c = 0; c < GRID_COLS; c++) {
       for (const [x, y] of [[c * cw, r * ch], [(c + 1) * cw, r * ch], [c * cw, (r + 1) * ch], [(c + 1) * cw, (r + 1) * ch]]) {
-        const u = m[0] * x + m[1] * y + m[2];
-        const v = m[3] * x + m[4] * y + m[5];
+        const [u, v] = transform(m, x, y);
         if (u < 0 || v < 0 || u > size.width || v > size.height) inView[r * GRID_COLS + c] = false;
       }
     }
