@@ -31,6 +31,12 @@ export interface Config {
   kamcheckWaitMs: number;
   /** Time limit of one tamper-check job, ms; its worker is killed after it. @defaultValue 60000 (`KAMCHECK_TIMEOUT_MS`) */
   kamcheckTimeoutMs: number;
+  /**
+   * Time limit of one face-log job per frame of its input, ms, on top of a minute for start-up;
+   * its worker is killed after it. 400 ms is ten times the real-time budget of a 25 fps frame.
+   * @defaultValue 400 (`FACE_LOG_MS_PER_FRAME`)
+   */
+  faceLogMsPerFrame: number;
   /** Runs of a job before a worker crash or restart fails it for good. @defaultValue 3 (`JOB_MAX_ATTEMPTS`) */
   jobMaxAttempts: number;
 }
@@ -56,6 +62,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     queueLimit: integer(env, 'QUEUE_LIMIT', 500, 1, 1_000_000),
     kamcheckWaitMs: integer(env, 'KAMCHECK_WAIT_MS', 2000, 0, 60_000),
     kamcheckTimeoutMs: integer(env, 'KAMCHECK_TIMEOUT_MS', 60_000, 100, 3_600_000),
+    faceLogMsPerFrame: integer(env, 'FACE_LOG_MS_PER_FRAME', 400, 1, 600_000),
     jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
   };
 }

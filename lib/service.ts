@@ -11,6 +11,9 @@ import { resolveCredentials, type ResolvedCredentials } from './http/credentials
 import { JobQueue } from './jobs/queue.js';
 import { JobStore } from './jobs/store.js';
 import { WorkerPool } from './jobs/worker-pool.js';
+import { startRetentionSweeper } from './jobs/retention.js';
+import { ResultLinks } from './http/result-links.js';
+import type { JobRecord } from './jobs/store.js';
 
 export interface RunningService {
   url: string;
@@ -26,13 +29,22 @@ export interface RunningService {
 /** How long a graceful stop waits for running jobs before re-queueing them. */
 const STOP_GRACE_MS = 20_000;
 
-export async function startService(config: Config, logger: Logger): Promise<RunningService> {
+export interface ServiceOptions {
+  /** The clock for result retention (tests move it forward). */
+  now?: () => number;
+}
+
+export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
+  const now = options.now ?? Date.now;
   const tmpDir = path.join(config.dataDir, 'tmp');
   const jobsDir = path.join(config.dataDir, 'jobs');
+  const resultsDir = path.join(config.dataDir, 'results');
+  const resultTtlMs = config.resultTtlDays * 24 * 60 * 60 * 1000;
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   fs.rmSync(tmpDir, { recursive: true, force: true }); // uploads cut off by a previous stop
   fs.mkdirSync(tmpDir, { recursive: true });
   fs.mkdirSync(jobsDir, { recursive: true });
+  fs.mkdirSync(resultsDir, { recursive: true });
 
   const credentials = resolveCredentials(config);
   const store = new JobStore(path.join(config.dataDir, 'jobs.sqlite'));
@@ -47,13 +59,18 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
     concurrency: config.workers,
     limit: config.queueLimit,
     maxAttempts: config.jobMaxAttempts,
-    timeoutMs: () => config.kamcheckTimeoutMs,
+    timeoutMs: (job) => jobTimeoutMs(config, job),
     onFinished: (id) => removeUploads(jobsDir, id),
   });
   const resumed = queue.resume();
   if (resumed > 0) logger.info({ resumed }, 'queued again the jobs left unfinished by the last run');
 
-  const app = createApp({ config, store, queue, logger, jobsDir, tmpDir, credentials: credentials.credentials });
+  const stopSweeper = startRetentionSweeper({ resultsDir, ttlMs: resultTtlMs, store, logger, now });
+  const links = ResultLinks.fromDataDir(config.dataDir);
+  const app = createApp({
+    config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now,
+    credentials: credentials.credentials,
+  });
   const server = http.createServer(app.callback());
   server.requestTimeout = 0; // large uploads may take long; formidable enforces the size limit
   // Longer than the usual client and proxy idle timeouts, so they close idle sockets first and
@@ -71,6 +88,7 @@ export async function startService(config: Config, logger: Logger): Promise<Runn
   let stopped: Promise<void> | null = null;
   const stop = (graceMs = STOP_GRACE_MS) =>
     (stopped ??= (async () => {
+      stopSweeper();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await queue.stop(graceMs);
@@ -100,4 +118,12 @@ function removeOrphanJobFolders(jobsDir: string, store: JobStore, logger: Logger
     fs.rmSync(path.join(jobsDir, name), { recursive: true, force: true });
     logger.info({ jobId: name }, 'removed the files of an upload that never became a job');
   }
+}
+
+/** Face logs get time in proportion to their frames; tamper checks have one limit. */
+function jobTimeoutMs(config: Config, job: JobRecord): number {
+  if (job.analytic !== 'face_log') return config.kamcheckTimeoutMs;
+  const input = job.input as { frames?: number; maxFrames?: number };
+  const frames = input.maxFrames ? Math.min(input.maxFrames, input.frames ?? 0) : (input.frames ?? 0);
+  return 60_000 + frames * config.faceLogMsPerFrame;
 }

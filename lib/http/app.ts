@@ -10,6 +10,9 @@ import type { JobStore } from '../jobs/store.js';
 import { basicAuth } from './auth.js';
 import { ApiError, busy, notFound } from './errors.js';
 import { kamcheckRoutes } from './routes/kamcheck.js';
+import { faceLogRoutes } from './routes/face-log.js';
+import { resultRoutes } from './routes/results.js';
+import { RESULTS_PATH, type ResultLinks } from './result-links.js';
 import { multipartUpload } from './upload.js';
 
 export interface ServiceDeps {
@@ -21,6 +24,13 @@ export interface ServiceDeps {
   jobsDir: string;
   /** Multipart parser middleware for upload routes. */
   upload: Middleware;
+  /** Where finished jobs keep their result files: `<resultsDir>/<job_id>/`. */
+  resultsDir: string;
+  /** Retention of result files and links. */
+  resultTtlMs: number;
+  links: ResultLinks;
+  /** The clock (tests move it to expire results). */
+  now: () => number;
 }
 
 export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Credential[]; tmpDir: string }): Koa {
@@ -29,10 +39,12 @@ export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Cre
   const full: ServiceDeps = { ...deps, upload: multipartUpload(deps.tmpDir, deps.config.maxUploadBytes) };
 
   app.use(errorEnvelope(deps.logger));
-  app.use(basicAuth({ credentials: deps.credentials }));
+  app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedResultLink(ctx, deps.links) }));
 
   const router = new Router();
   kamcheckRoutes(router, full);
+  faceLogRoutes(router, full);
+  resultRoutes(router, full);
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: false }));
   app.use((ctx) => {
@@ -62,4 +74,14 @@ function errorEnvelope(logger: Logger) {
       ctx.body = { status: 'error', error: { code: 'internal_error', message: 'internal server error' } };
     }
   };
+}
+
+/** A GET of a result file whose link carries a valid signature needs no Basic header. */
+function signedResultLink(ctx: Context, links: ResultLinks): boolean {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  const m = new RegExp(`^${RESULTS_PATH}/([^/]+)/[^/]+$`).exec(ctx.path);
+  if (!m) return false;
+  const { expires, sig } = ctx.query;
+  // Expiry is the retention period's end: the route answers 410 after it, signature or not.
+  return links.verify(m[1], typeof expires === 'string' ? expires : undefined, typeof sig === 'string' ? sig : undefined);
 }

@@ -17,4 +17,5 @@ export type AnalyticRunner = (
 
 export const runners: Record<string, () => Promise<AnalyticRunner>> = {
   kamcheck: async () => (await import('../kamcheck/job.js')).runKamcheckJob,
+  face_log: async () => (await import('../facelog/job.js')).runFaceLogJob,
 };

@@ -12,7 +12,7 @@ export async function acceptJob(
   deps: ServiceDeps,
   analytic: string,
   files: Record<string, UploadedFile>,
-  makeInput: (paths: Record<string, string>) => Record<string, unknown>,
+  makeInput: (paths: Record<string, string>, id: string) => Record<string, unknown>,
 ): Promise<JobRecord> {
   const id = randomUUID();
   const inputDir = path.join(deps.jobsDir, id, 'input');
@@ -28,7 +28,7 @@ export async function acceptJob(
     await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
     throw err;
   }
-  const job = deps.store.insert({ id, analytic, input: makeInput(paths) });
+  const job = deps.store.insert({ id, analytic, input: makeInput(paths, id) });
   deps.queue.submit(job);
   return job;
 }

@@ -1,0 +1,122 @@
+// The face log's frame loop: decode -> (every few frames) detect where there was motion ->
+// track -> keep evidence per track -> draw the overlay. Stitching into sightings, gender and the
+// result files come after the last frame (see run.ts).
+import cv from '../video/opencv.js';
+import type { FrameSource } from '../video/frame-reader.js';
+import type { VideoEncoder } from '../video/video-encoder.js';
+import type { FaceDetector } from './detect/detector.js';
+import { expand } from './geometry.js';
+import { MotionRegions } from './motion/motion-regions.js';
+import { drawTracks } from './output/overlay.js';
+import { FramePyramid } from './track/kcf.js';
+import { FaceTracker } from './track/tracker.js';
+import type { Track } from './track/track.js';
+import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
+import type { Box } from './types.js';
+
+/** Detector runs per second of video; KCF follows the faces in between. */
+const DETECTIONS_PER_SECOND = 8;
+/** A whole-frame detector run at least this often finds faces that stopped moving. */
+const FULL_SCAN_SECONDS = 1;
+/** Detector runs without its face after which a confirmed track ends (about half a second). */
+const MAX_MISSES = 4;
+/** Around each tracked face the detector always looks, in face sizes on each side. */
+const TRACK_SEARCH_MARGIN = 1;
+
+export interface AnalyseOptions {
+  width: number;
+  height: number;
+  fps: number;
+  minSize: number;
+  /** Frames in the input, for progress messages (0 when unknown). */
+  totalFrames: number;
+  /** A still image: one frame, every detection is a track. */
+  still: boolean;
+}
+
+export interface FrameLoopResult {
+  framesProcessed: number;
+  tracks: Track[];
+  evidence: Map<Track, TrackEvidence>;
+}
+
+export async function analyseFrames(
+  source: FrameSource,
+  encoder: VideoEncoder,
+  detector: FaceDetector,
+  analysers: FaceAnalysers,
+  options: AnalyseOptions,
+  progress: (message: string) => void,
+): Promise<FrameLoopResult> {
+  const fps = options.fps > 0 ? options.fps : 25;
+  const detectEvery = options.still ? 1 : Math.max(1, Math.round(fps / DETECTIONS_PER_SECOND));
+  const fullScanEvery = Math.max(detectEvery, Math.round((FULL_SCAN_SECONDS * fps) / detectEvery) * detectEvery);
+  const tracker = new FaceTracker({
+    width: options.width,
+    height: options.height,
+    minDetections: options.still ? 1 : 2,
+    maxMisses: MAX_MISSES,
+  });
+  const motion = new MotionRegions(options.width, options.height);
+  const evidence = new Map<Track, TrackEvidence>();
+  const evidenceOf = (t: Track) => {
+    let e = evidence.get(t);
+    if (!e) evidence.set(t, (e = new TrackEvidence()));
+    return e;
+  };
+
+  // Frames wait here before they are drawn and encoded, until every track visible in them has
+  // been confirmed or dropped and cut to its last detection: a tentative track is decided within
+  // 2 detector runs, a lost one ends after MAX_MISSES.
+  const delay = (MAX_MISSES + 2) * detectEvery + 1;
+  const waiting: { index: number; frame: cv.Mat }[] = [];
+  const emit = async (index: number, frame: cv.Mat) => {
+    const faces = [];
+    for (const track of tracker.tracks) {
+      if (!track.confirmed || track.startFrame > index || track.lastDetectedFrame < index) continue;
+      const face = track.boxAt(index);
+      if (face) faces.push({ track: track.number, box: face.box });
+    }
+    drawTracks(frame, faces);
+    await encoder.write(frame);
+  };
+
+  let index = 0;
+  let lastProgress = 0;
+  for await (const frame of source.frames()) {
+    const pyramid = new FramePyramid(frame);
+    let detections = null;
+    if (index % detectEvery === 0) {
+      const moved = motion.update(frame);
+      const regions: Box[] | undefined =
+        index % fullScanEvery === 0
+          ? undefined
+          : [...moved, ...tracker.liveTracks.map((t) => expand(t.lastBox, TRACK_SEARCH_MARGIN, options.width, options.height))];
+      detections = regions && regions.length === 0 ? [] : detector.detect(frame, { minSize: options.minSize, regions });
+    }
+    tracker.step(index, pyramid, detections);
+    if (detections) {
+      for (const track of tracker.liveTracks) {
+        const last = track.detections[track.detections.length - 1];
+        if (last.frame === index) evidenceOf(track).observe(frame, index, fps, last, analysers);
+      }
+    }
+    waiting.push({ index, frame });
+    if (waiting.length > delay) {
+      const oldest = waiting.shift()!;
+      await emit(oldest.index, oldest.frame);
+    }
+    index++;
+    const now = Date.now();
+    if (now - lastProgress >= 1000) {
+      lastProgress = now;
+      progress(options.totalFrames ? `Processing frame ${index} of ${options.totalFrames}` : `Processing frame ${index}`);
+    }
+  }
+  tracker.finish();
+  for (const { index: i, frame } of waiting) await emit(i, frame);
+
+  const tracks = tracker.confirmedTracks();
+  for (const t of tracks) evidenceOf(t);
+  return { framesProcessed: index, tracks, evidence };
+}

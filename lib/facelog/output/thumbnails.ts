@@ -1,0 +1,19 @@
+// JPEG thumbnails of faces: the best crop of a sighting (or track), with a margin, scaled so the
+// face is at least THUMBNAIL_MIN_HEIGHT tall for a VMS operator to look at.
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import cv from '../../video/opencv.js';
+
+/** Small faces are enlarged to this height so a 30 px face is still recognisable on screen. */
+const THUMBNAIL_MIN_HEIGHT = 160;
+const JPEG_QUALITY = 90;
+
+export async function writeThumbnail(dir: string, file: string, crop: cv.Mat): Promise<void> {
+  let image = crop;
+  if (crop.rows < THUMBNAIL_MIN_HEIGHT) {
+    const factor = THUMBNAIL_MIN_HEIGHT / crop.rows;
+    image = crop.resize(THUMBNAIL_MIN_HEIGHT, Math.round(crop.cols * factor), 0, 0, cv.INTER_CUBIC);
+  }
+  const jpeg = cv.imencode('.jpg', image, [cv.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]);
+  await fs.writeFile(path.join(dir, file), jpeg);
+}

@@ -1,0 +1,162 @@
+// One face-log job from start to finish: the frame loop, then sightings, gender, thumbnails, XML
+// and the overlay video, written into a `.partial` folder that becomes the results folder only
+// when everything is complete (a crash or retry never leaves half a result behind).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { readFrames } from '../video/frame-reader.js';
+import { VideoEncoder } from '../video/video-encoder.js';
+import { DecodeError } from '../video/errors.js';
+import { analyseFrames } from './analyse.js';
+import { faceModels } from './models.js';
+import { stitchTracks } from './sightings/stitch.js';
+import { buildSighting, type Sighting } from './sightings/sighting.js';
+import { writeThumbnail } from './output/thumbnails.js';
+import { writeFaceXml } from './output/xml.js';
+import type { Track } from './track/track.js';
+
+export const OVERLAY_FILE = 'overlay.mp4';
+export const XML_FILE = 'faces.xml';
+
+export interface FaceLogInput {
+  jobId: string;
+  videoPath: string;
+  videoName: string;
+  resultsDir: string;
+  width: number;
+  height: number;
+  fps: number;
+  /** Frames in the input by its container (1 for an image). */
+  frames: number;
+  still: boolean;
+  maxFrames: number;
+  minSize: number;
+  gender: boolean;
+  trackThumbnails: boolean;
+}
+
+export interface FaceLogResult {
+  frames: number;
+  frames_processed: number;
+  input_video: string;
+  resolution: string;
+  number_of_sightings: number;
+  results_video: string;
+  results_xml: string;
+  sightings: Omit<Sighting, 'tracks'>[];
+  start_frame: number;
+  /** Beyond the seed, for the completion message and the XML. */
+  number_of_tracks: number;
+  number_of_faces: number;
+}
+
+export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null }> {
+  const models = faceModels();
+  const partial = `${input.resultsDir}.partial`;
+  await fs.rm(partial, { recursive: true, force: true });
+  await fs.mkdir(partial, { recursive: true });
+
+  const fps = input.still ? 0 : input.fps;
+  const source = readFrames(input.videoPath, { width: input.width, height: input.height, maxFrames: input.maxFrames });
+  const encoder = new VideoEncoder(path.join(partial, OVERLAY_FILE), { width: input.width, height: input.height, fps: fps || 1 });
+  let loop;
+  try {
+    loop = await analyseFrames(
+      source,
+      encoder,
+      models.detector,
+      {
+        describe: (frame, face) => models.describer.describe(frame, face),
+        classifyGender: input.gender ? (frame, face) => models.gender.classify(frame, face) : undefined,
+      },
+      { width: input.width, height: input.height, fps: input.fps, minSize: input.minSize, totalFrames: limit(input), still: input.still },
+      progress,
+    );
+    if (loop.framesProcessed === 0) {
+      throw new DecodeError(`the video has no decodable frame${source.decodeError ? `: ${source.decodeError}` : ''}`);
+    }
+    progress(`Encoding the overlay video (${loop.framesProcessed} frames)`);
+    await encoder.finish();
+  } catch (err) {
+    encoder.abort();
+    source.close();
+    await fs.rm(partial, { recursive: true, force: true });
+    throw err;
+  }
+
+  progress('Generating sightings');
+  const { tracks, evidence } = loop;
+  const byNumber = new Map(tracks.map((t) => [t.number, t]));
+  const groups = stitchTracks(
+    tracks.map((t) => ({
+      number: t.number,
+      startFrame: t.startFrame,
+      endFrame: t.endFrame,
+      firstBox: t.faces[0].box,
+      lastBox: t.lastBox,
+      boxAt: (f: number) => t.boxAt(f)?.box,
+      descriptors: evidence.get(t)!.descriptors,
+    })),
+    { fps: input.fps > 0 ? input.fps : 25, distance: models.distance },
+  );
+  const evidenceOf = (t: Track) => evidence.get(t)!;
+  const sightings = groups.map((g) => buildSighting(g.map((n) => byNumber.get(n)!), evidenceOf, input.gender));
+
+  for (const s of sightings) {
+    const best = s.tracks.map((n) => evidenceOf(byNumber.get(n)!)).reduce((a, b) => (b.bestQuality > a.bestQuality ? b : a));
+    if (best.bestCrop) await writeThumbnail(partial, s.thumbnail, best.bestCrop);
+  }
+  const trackThumbnail = (t: Track) => (input.trackThumbnails && evidenceOf(t).bestCrop ? `track-${t.number}.jpg` : null);
+  if (input.trackThumbnails) {
+    for (const t of tracks) {
+      const crop = evidenceOf(t).bestCrop;
+      if (crop) await writeThumbnail(partial, trackThumbnail(t)!, crop);
+    }
+  }
+
+  const frames = Math.max(input.frames, loop.framesProcessed);
+  const resolution = `${input.width}x${input.height}@${formatFps(fps)}fps`;
+  await writeFaceXml(
+    path.join(partial, XML_FILE),
+    {
+      jobId: input.jobId,
+      inputVideo: input.videoName,
+      resolution,
+      width: input.width,
+      height: input.height,
+      fps,
+      frames,
+      framesProcessed: loop.framesProcessed,
+      startFrame: 0,
+    },
+    sightings,
+    tracks,
+    trackThumbnail,
+  );
+
+  await fs.rm(input.resultsDir, { recursive: true, force: true });
+  await fs.rename(partial, input.resultsDir);
+  return {
+    frames,
+    frames_processed: loop.framesProcessed,
+    input_video: input.videoName,
+    resolution,
+    number_of_sightings: sightings.length,
+    results_video: OVERLAY_FILE,
+    results_xml: XML_FILE,
+    sightings: sightings.map(({ tracks: _tracks, ...s }) => s),
+    start_frame: 0,
+    number_of_tracks: tracks.length,
+    number_of_faces: tracks.reduce((n, t) => n + t.faces.length, 0),
+    decodeWarning: source.decodeError,
+  };
+}
+
+function limit(input: FaceLogInput): number {
+  return input.maxFrames > 0 ? Math.min(input.maxFrames, input.frames) : input.frames;
+}
+
+/** `25.0`, `29.97`: a decimal number, as the SPEC's `1280x720@25.0fps`. */
+export function formatFps(fps: number): string {
+  const rounded = Math.round(fps * 100) / 100;
+  return Number.isInteger(rounded) ? rounded.toFixed(1) : String(rounded);
+}

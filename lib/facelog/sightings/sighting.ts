@@ -1,0 +1,55 @@
+// Sightings as the API reports them, built from stitched tracks.
+import { randomUUID } from 'node:crypto';
+import type { Track } from '../track/track.js';
+import type { TrackEvidence } from '../track-evidence.js';
+import { decideGender } from '../gender/aggregate.js';
+
+export interface Sighting {
+  sighting_id: string;
+  start_frame: number;
+  end_frame: number;
+  /** Frames in which the person's face is recorded (detected or tracked). */
+  frames: number;
+  confidence: number;
+  gender: string;
+  gender_confidence: number;
+  /** File name of the thumbnail in the job's results; the API turns it into a link. */
+  thumbnail: string;
+  /** Track numbers, for the XML. */
+  tracks: number[];
+}
+
+/** Detections after which a sighting's confidence is no longer held back by its length. */
+const DETECTIONS_FOR_FULL_CONFIDENCE = 4;
+/** Best detector scores averaged into a sighting's confidence. */
+const TOP_SCORES = 5;
+
+export function buildSighting(
+  tracks: Track[],
+  evidence: (t: Track) => TrackEvidence,
+  genderRequested: boolean,
+): Sighting {
+  const id = randomUUID();
+  const scores = tracks.flatMap((t) => t.detections.map((d) => d.score)).sort((a, b) => b - a);
+  const top = scores.slice(0, TOP_SCORES);
+  const meanTop = top.reduce((s, x) => s + x, 0) / Math.max(1, top.length);
+  // Confidence: how sure the detector was of the face, discounted for a sighting seen only a
+  // few times (a short sighting is more likely a false detection).
+  const confidence = meanTop * (1 - Math.exp(-scores.length / DETECTIONS_FOR_FULL_CONFIDENCE));
+  const gender = genderRequested ? decideGender(tracks.flatMap((t) => evidence(t).genderVotes)) : { gender: '', confidence: -1 };
+  return {
+    sighting_id: id,
+    start_frame: Math.min(...tracks.map((t) => t.startFrame)),
+    end_frame: Math.max(...tracks.map((t) => t.endFrame)),
+    frames: new Set(tracks.flatMap((t) => t.faces.map((f) => f.frame))).size,
+    confidence: round3(confidence),
+    gender: gender.gender,
+    gender_confidence: gender.confidence < 0 ? -1 : round3(gender.confidence),
+    thumbnail: `sighting-${id}.jpg`,
+    tracks: tracks.map((t) => t.number).sort((a, b) => a - b),
+  };
+}
+
+function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}

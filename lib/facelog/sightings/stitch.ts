@@ -1,0 +1,143 @@
+// The sighting generator: stitches tracks of the same person into one sighting. A track breaks
+// when the detector loses a face for a while (occlusion, a turned head, tracker drift); the next
+// track of that person starts soon after, near where the last one ended, with the same face.
+// Tracks are linked by appearance (face descriptors) together with time and position:
+// - two tracks that overlap in time are different people, unless their boxes coincide (the
+//   tracker followed one face twice);
+// - a link spans at most MAX_GAP_SECONDS: a person who comes back later is a new sighting;
+// - the face must not have jumped further than a walking person moves in the gap;
+// - descriptors must be closer than SAME_PERSON_DISTANCE; without descriptors (faces too small
+//   to describe) only a short gap at nearly the same place links.
+import type { Box } from '../types.js';
+import { centre, iou } from '../geometry.js';
+
+export interface TrackSummary {
+  number: number;
+  startFrame: number;
+  endFrame: number;
+  firstBox: Box;
+  lastBox: Box;
+  /** Boxes by frame, for finding duplicate tracks of one face. */
+  boxAt(frame: number): Box | undefined;
+  descriptors: Float32Array[];
+}
+
+export interface StitchOptions {
+  fps: number;
+  distance: (a: Float32Array, b: Float32Array) => number;
+}
+
+/**
+ * face-api calls two faces the same person below 0.6; 0.55 leaves a margin against merging two
+ * people while the same face seen at other sizes and poses stays below ~0.45 on the fixtures.
+ */
+export const SAME_PERSON_DISTANCE = 0.55;
+/** Longest break inside one sighting; fixtures' re-appearances come back after 5 s or more. */
+export const MAX_GAP_SECONDS = 3;
+/** Without descriptors, tracks link only across a gap this short... */
+const BLIND_MAX_GAP_SECONDS = 1;
+/** ...and a size change of at most this ratio. */
+const BLIND_MAX_SIZE_RATIO = 1.6;
+/** How far a face may move during a gap, in face widths per second, plus one width of slack. */
+const FACE_WIDTHS_PER_SECOND = 4;
+/** Mean IoU over shared frames above which two overlapping tracks follow one face. */
+const DUPLICATE_IOU = 0.5;
+/** Frames two consecutive tracks of one person may share (KCF's last boxes and a new detection). */
+const OVERLAP_SLACK_FRAMES = 2;
+
+/** Groups of track numbers, one group per sighting, in order of first appearance. */
+export function stitchTracks(tracks: TrackSummary[], options: StitchOptions): number[][] {
+  const sorted = [...tracks].sort((a, b) => a.startFrame - b.startFrame || a.number - b.number);
+  const groups = new Map<number, TrackSummary[]>(sorted.map((t) => [t.number, [t]]));
+  const groupOf = new Map<number, number>(sorted.map((t) => [t.number, t.number]));
+  const merge = (a: number, b: number) => {
+    const ga = groupOf.get(a)!;
+    const gb = groupOf.get(b)!;
+    if (ga === gb) return;
+    const members = groups.get(gb)!;
+    groups.get(ga)!.push(...members);
+    for (const m of members) groupOf.set(m.number, ga);
+    groups.delete(gb);
+  };
+
+  // 1. Duplicates: one face followed by two overlapping tracks.
+  for (let i = 0; i < sorted.length; i++) {
+    for (let j = i + 1; j < sorted.length && sorted[j].startFrame <= sorted[i].endFrame; j++) {
+      if (meanOverlap(sorted[i], sorted[j]) >= DUPLICATE_IOU) merge(sorted[i].number, sorted[j].number);
+    }
+  }
+
+  // 2. Links across gaps, cheapest first.
+  const links: { a: TrackSummary; b: TrackSummary; cost: number }[] = [];
+  for (const a of sorted) {
+    for (const b of sorted) {
+      if (b.startFrame <= a.startFrame || a === b) continue;
+      const cost = linkCost(a, b, options);
+      if (cost !== null) links.push({ a, b, cost });
+    }
+  }
+  links.sort((x, y) => x.cost - y.cost);
+  for (const { a, b } of links) {
+    const ga = groups.get(groupOf.get(a.number)!)!;
+    const gb = groups.get(groupOf.get(b.number)!)!;
+    if (ga === gb || overlapInTime(ga, gb)) continue;
+    merge(a.number, b.number);
+  }
+
+  return [...groups.values()]
+    .map((g) => g.map((t) => t.number).sort((x, y) => x - y))
+    .sort((x, y) => startOf(x, sorted) - startOf(y, sorted));
+}
+
+/** The cost of saying b continues a's person, or null when it cannot. */
+function linkCost(a: TrackSummary, b: TrackSummary, options: StitchOptions): number | null {
+  const gapFrames = b.startFrame - a.endFrame;
+  if (gapFrames < -OVERLAP_SLACK_FRAMES) return null;
+  const gapSeconds = Math.max(0, gapFrames) / options.fps;
+  if (gapSeconds > MAX_GAP_SECONDS) return null;
+  const from = centre(a.lastBox);
+  const to = centre(b.firstBox);
+  const width = Math.max(a.lastBox.width, b.firstBox.width);
+  const moved = Math.hypot(from.x - to.x, from.y - to.y) / width;
+  if (moved > 1 + FACE_WIDTHS_PER_SECOND * gapSeconds) return null;
+  const positionCost = moved / (1 + FACE_WIDTHS_PER_SECOND * gapSeconds);
+
+  if (a.descriptors.length && b.descriptors.length) {
+    let best = Infinity;
+    for (const x of a.descriptors) for (const y of b.descriptors) best = Math.min(best, options.distance(x, y));
+    if (best >= SAME_PERSON_DISTANCE) return null;
+    return best + 0.1 * positionCost;
+  }
+  const sizeRatio = Math.max(a.lastBox.width, b.firstBox.width) / Math.max(1, Math.min(a.lastBox.width, b.firstBox.width));
+  if (gapSeconds > BLIND_MAX_GAP_SECONDS || sizeRatio > BLIND_MAX_SIZE_RATIO) return null;
+  return SAME_PERSON_DISTANCE + positionCost; // after every link that has appearance evidence
+}
+
+function meanOverlap(a: TrackSummary, b: TrackSummary): number {
+  const from = Math.max(a.startFrame, b.startFrame);
+  const to = Math.min(a.endFrame, b.endFrame);
+  let sum = 0;
+  let n = 0;
+  for (let f = from; f <= to; f++) {
+    const x = a.boxAt(f);
+    const y = b.boxAt(f);
+    if (!x || !y) continue;
+    sum += iou(x, y);
+    n++;
+  }
+  return n ? sum / n : 0;
+}
+
+function overlapInTime(a: TrackSummary[], b: TrackSummary[]): boolean {
+  for (const x of a) {
+    for (const y of b) {
+      const shared = Math.min(x.endFrame, y.endFrame) - Math.max(x.startFrame, y.startFrame);
+      if (shared >= OVERLAP_SLACK_FRAMES && meanOverlap(x, y) < DUPLICATE_IOU) return true;
+    }
+  }
+  return false;
+}
+
+function startOf(numbers: number[], tracks: TrackSummary[]): number {
+  return Math.min(...numbers.map((n) => tracks.find((t) => t.number === n)!.startFrame));
+}

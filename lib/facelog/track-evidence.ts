@@ -1,0 +1,74 @@
+// What the face log keeps about each track while the video runs, since the frames are gone
+// afterwards: a few face descriptors at different sizes (for stitching), gender votes, and the
+// best face crop (for thumbnails).
+import cv from '../video/opencv.js';
+import { expand, round } from './geometry.js';
+import { faceQuality } from './face-quality.js';
+import type { FaceDetection } from './types.js';
+
+/** Descriptors kept per track: a few views are enough to compare with another track. */
+const MAX_DESCRIPTORS = 4;
+/** Faces narrower than this are not described: upscaled to 150 px they describe blur. */
+export const MIN_DESCRIBE_WIDTH = 36;
+/** A new descriptor is taken when the face has grown by this factor since the last one... */
+const DESCRIBE_GROWTH = 1.35;
+/** ...or this many seconds have passed. */
+const DESCRIBE_EVERY_SECONDS = 1.5;
+/** Gender votes kept per track. */
+const MAX_GENDER_VOTES = 6;
+/** Faces narrower than this add no gender vote beyond a track's first (the classifier's input is 112 px). */
+const MIN_GENDER_WIDTH = 40;
+/** Thumbnail margin around the face box, as a share of its size on each side. */
+const THUMBNAIL_MARGIN = 0.4;
+
+export interface GenderVote {
+  male: number;
+  weight: number;
+}
+
+export interface FaceAnalysers {
+  describe(frame: cv.Mat, face: FaceDetection): Float32Array;
+  classifyGender?(frame: cv.Mat, face: FaceDetection): { male: number };
+}
+
+export class TrackEvidence {
+  readonly descriptors: Float32Array[] = [];
+  readonly genderVotes: GenderVote[] = [];
+  bestCrop: cv.Mat | null = null;
+  bestQuality = -1;
+  private describedWidth = 0;
+  private describedFrame = -Infinity;
+
+  /** Looks at a fresh detection of the track's face in `frame`. */
+  observe(frame: cv.Mat, frameIndex: number, fps: number, face: FaceDetection, analysers: FaceAnalysers): void {
+    const quality = faceQuality(face);
+    if (quality > this.bestQuality) {
+      const r = round(expand(face.box, THUMBNAIL_MARGIN, frame.cols, frame.rows));
+      if (r.width >= 2 && r.height >= 2) {
+        this.bestCrop = frame.getRegion(new cv.Rect(r.x, r.y, r.width, r.height)).copy();
+        this.bestQuality = quality;
+      }
+    }
+    const width = face.box.width;
+    const due =
+      width >= MIN_DESCRIBE_WIDTH &&
+      (this.descriptors.length === 0 ||
+        width >= this.describedWidth * DESCRIBE_GROWTH ||
+        frameIndex - this.describedFrame >= DESCRIBE_EVERY_SECONDS * fps);
+    if (due && this.descriptors.length < MAX_DESCRIPTORS) {
+      this.descriptors.push(analysers.describe(frame, face));
+      this.describedWidth = width;
+      this.describedFrame = frameIndex;
+    }
+    // Every track gets at least one gender vote, however small its face; better faces add more.
+    if (analysers.classifyGender && (this.genderVotes.length === 0 || (due && width >= MIN_GENDER_WIDTH))) {
+      if (this.genderVotes.length >= MAX_GENDER_VOTES) {
+        // Keep the best votes: replace the weakest if this face is better.
+        const weakest = this.genderVotes.reduce((a, b) => (a.weight <= b.weight ? a : b));
+        if (weakest.weight >= quality) return;
+        this.genderVotes.splice(this.genderVotes.indexOf(weakest), 1);
+      }
+      this.genderVotes.push({ male: analysers.classifyGender(frame, face).male, weight: quality });
+    }
+  }
+}

@@ -1,0 +1,169 @@
+// The tracker: turns per-frame detections into tracks. The detector runs every few frames; KCF
+// follows each face in between. Rules:
+// - association: a detection continues the live track whose predicted box it overlaps most
+//   (IoU >= MATCH_IOU), or whose box centre is close for a face that moved fast;
+// - birth: an unmatched detection starts a tentative track; it is confirmed, and numbered, once
+//   the detector has found it `minDetections` times, and dropped if the detector misses it
+//   TENTATIVE_MAX_MISSES times before that (a one-off false detection never becomes a track);
+// - death: a confirmed track ends after `maxMisses` detector runs in a row without its face, or
+//   when it leaves the frame; its tracker-only tail after the last detection is cut off.
+import type { Box, FaceDetection } from '../types.js';
+import { area, centre, clip, iou } from '../geometry.js';
+import { FaceKcf, type FramePyramid } from './kcf.js';
+import { Track } from './track.js';
+
+/** Least overlap between a detection and a track's predicted box for them to be the same face. */
+const MATCH_IOU = 0.3;
+/** Without overlap, a detection still continues a track whose centre is this close (in face widths)... */
+const MATCH_CENTRE_DISTANCE = 0.6;
+/** ...and whose size is within this ratio. */
+const MATCH_SIZE_RATIO = 1.5;
+/** A tentative track is dropped when the detector misses it this many runs in a row. */
+const TENTATIVE_MAX_MISSES = 2;
+/** A tracked box with less than this share inside the frame has left it. */
+const MIN_VISIBLE_SHARE = 0.5;
+
+export interface TrackerOptions {
+  width: number;
+  height: number;
+  /** Detections needed to confirm a track (1 for a still image). */
+  minDetections: number;
+  /** Detector runs without the face after which a confirmed track ends. */
+  maxMisses: number;
+}
+
+export class FaceTracker {
+  /** Every track ever started, in order of birth; dropped tentative ones have number 0. */
+  readonly tracks: Track[] = [];
+  private live: Track[] = [];
+  private readonly kcf = new Map<Track, FaceKcf | null>();
+  private nextNumber = 1;
+  private nextKey = 1;
+
+  constructor(private readonly options: TrackerOptions) {}
+
+  get liveTracks(): readonly Track[] {
+    return this.live;
+  }
+
+  /**
+   * Advances every live track to `frame`. `detections` is the detector's output for this frame,
+   * or null on frames where the detector did not run.
+   */
+  step(frame: number, pyramid: FramePyramid, detections: FaceDetection[] | null): void {
+    const predicted = new Map<Track, Box | null>();
+    for (const track of this.live) predicted.set(track, this.predict(track, pyramid));
+
+    if (detections === null) {
+      for (const track of this.live) {
+        const box = predicted.get(track);
+        if (box) track.addTracked(frame, box);
+      }
+      this.live = this.live.filter((t) => !this.endIfLeft(t, predicted.get(t) ?? null));
+      return;
+    }
+
+    const matches = this.associate(detections, predicted);
+    const matchedTracks = new Set<Track>();
+    const matchedDetections = new Set<number>();
+    for (const [track, d] of matches) {
+      const detection = detections[d];
+      track.addDetection(frame, detection);
+      this.kcf.set(track, new FaceKcf(pyramid, detection.box));
+      matchedTracks.add(track);
+      matchedDetections.add(d);
+      if (!track.confirmed && track.detections.length >= this.options.minDetections) track.number = this.nextNumber++;
+    }
+
+    for (const track of this.live) {
+      if (matchedTracks.has(track)) continue;
+      track.misses++;
+      const box = predicted.get(track);
+      if (box) track.addTracked(frame, box);
+      const limit = track.confirmed ? this.options.maxMisses : TENTATIVE_MAX_MISSES;
+      if (track.misses >= limit || this.hasLeft(box ?? null)) this.end(track);
+    }
+
+    detections.forEach((detection, d) => {
+      if (matchedDetections.has(d)) return;
+      // A second detection of a face that already has a track (overlapping boxes) is not a new face.
+      if (this.live.some((t) => !t.ended && iou(t.lastBox, detection.box) >= MATCH_IOU)) return;
+      const track = new Track(this.nextKey++);
+      track.addDetection(frame, detection);
+      this.kcf.set(track, new FaceKcf(pyramid, detection.box));
+      if (this.options.minDetections <= 1) track.number = this.nextNumber++;
+      this.tracks.push(track);
+      this.live.push(track);
+    });
+    this.live = this.live.filter((t) => !t.ended);
+  }
+
+  /** Ends every live track (end of the video). */
+  finish(): void {
+    for (const track of this.live) this.end(track);
+    this.live = [];
+  }
+
+  confirmedTracks(): Track[] {
+    return this.tracks.filter((t) => t.confirmed);
+  }
+
+  private predict(track: Track, pyramid: FramePyramid): Box | null {
+    const kcf = this.kcf.get(track);
+    if (!kcf) return null;
+    const box = kcf.update(pyramid);
+    if (!box) this.kcf.set(track, null);
+    return box;
+  }
+
+  /** Greedy one-to-one matching, best overlap first. */
+  private associate(detections: FaceDetection[], predicted: Map<Track, Box | null>): Map<Track, number> {
+    const pairs: { track: Track; d: number; score: number }[] = [];
+    for (const track of this.live) {
+      const box = predicted.get(track) ?? track.lastBox;
+      detections.forEach((detection, d) => {
+        const score = matchScore(box, detection.box);
+        if (score > 0) pairs.push({ track, d, score });
+      });
+    }
+    pairs.sort((a, b) => b.score - a.score);
+    const result = new Map<Track, number>();
+    const used = new Set<number>();
+    for (const { track, d } of pairs) {
+      if (result.has(track) || used.has(d)) continue;
+      result.set(track, d);
+      used.add(d);
+    }
+    return result;
+  }
+
+  private hasLeft(box: Box | null): boolean {
+    if (!box || area(box) === 0) return false;
+    return area(clip(box, this.options.width, this.options.height)) < MIN_VISIBLE_SHARE * area(box);
+  }
+
+  private endIfLeft(track: Track, box: Box | null): boolean {
+    if (!this.hasLeft(box)) return false;
+    this.end(track);
+    return true;
+  }
+
+  private end(track: Track): void {
+    track.ended = true;
+    track.trimTail();
+    this.kcf.delete(track);
+  }
+}
+
+/** How well a detection continues a track's box: IoU, or a weaker score for a close, similar-sized face. */
+function matchScore(track: Box, detection: Box): number {
+  const overlap = iou(track, detection);
+  if (overlap >= MATCH_IOU) return overlap;
+  const a = centre(track);
+  const b = centre(detection);
+  const width = Math.max(track.width, detection.width);
+  const ratio = Math.max(track.width, detection.width) / Math.max(1, Math.min(track.width, detection.width));
+  const distance = Math.hypot(a.x - b.x, a.y - b.y) / width;
+  if (distance <= MATCH_CENTRE_DISTANCE && ratio <= MATCH_SIZE_RATIO) return (MATCH_IOU * (1 - distance / MATCH_CENTRE_DISTANCE)) / 2;
+  return 0;
+}

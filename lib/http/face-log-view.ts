@@ -1,0 +1,33 @@
+// A face-log task as clients see it: the stored result with its file names turned into signed
+// absolute links. History entries (/face_detect) abbreviate each sighting to its id and frames.
+import type { Context } from 'koa';
+import type { JobRecord } from '../jobs/store.js';
+import { resultsExpireAt } from '../jobs/retention.js';
+import type { ServiceDeps } from './app.js';
+import { presentTask, type Task } from './task-view.js';
+
+type Sighting = Record<string, unknown> & { thumbnail?: string };
+
+export function presentFaceLogTask(job: JobRecord, deps: ServiceDeps, ctx: Context, opts: { abbreviated?: boolean } = {}): Task {
+  const task = presentTask(job);
+  if (job.state === 'failed') {
+    // SPEC: a failed face log carries whatever counts are known.
+    const input = job.input as Record<string, unknown>;
+    task.frames = input.frames;
+    task.input_video = input.videoName;
+    return task;
+  }
+  if (job.state !== 'done' || !job.result) return task;
+  const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
+  const expires = resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs);
+  const link = (file: unknown) => deps.links.url(base, job.id, String(file), expires);
+  task.results_video = link(task.results_video);
+  task.results_xml = link(task.results_xml);
+  const sightings = (task.sightings as Sighting[] | undefined) ?? [];
+  task.sightings = opts.abbreviated
+    ? sightings.map((s) => ({ sighting_id: s.sighting_id, start_frame: s.start_frame, end_frame: s.end_frame, frames: s.frames }))
+    : sightings.map((s) => ({ ...s, thumbnail: link(s.thumbnail) }));
+  delete task.number_of_tracks;
+  delete task.number_of_faces;
+  return task;
+}

@@ -1,0 +1,66 @@
+// /face_log: upload a video (or a still image) and parameters; the history lives at /face_detect
+// as the seed says. Cheap checks (file present and decodable, parameters) answer at once with
+// 4xx and create no job. Result file names are turned into signed absolute links when shown.
+import path from 'node:path';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { invalidParameter, missingFile, notFound, unsupportedMedia } from '../errors.js';
+import { singleFile, type Upload } from '../upload.js';
+import { presentFaceLogTask } from '../face-log-view.js';
+import { probeMedia, MediaProbeError } from '../../video/probe.js';
+import type { ServiceDeps } from '../app.js';
+import { acceptJob } from './accept-job.js';
+import { HISTORY_SIZE } from './kamcheck.js';
+import { parseFaceLogParams } from './face-log-params.js';
+
+export const FACE_LOG = 'face_log';
+
+export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
+  router.post(`/${FACE_LOG}`, deps.upload, async (ctx: Context) => {
+    const upload = ctx.state.upload as Upload;
+    const video = singleFile(upload, 'video');
+    const image = singleFile(upload, 'image');
+    if (video && image) throw invalidParameter('send either "video" or "image", not both');
+    const file = video ?? image;
+    if (!file) throw missingFile('video');
+    const params = parseFaceLogParams(upload);
+    deps.queue.assertCapacity();
+
+    if (file.size === 0) throw unsupportedMedia('the uploaded file is empty');
+    let media;
+    try {
+      media = await probeMedia(file.path);
+    } catch (err) {
+      if (err instanceof MediaProbeError) throw unsupportedMedia(`the upload cannot be decoded: ${err.message}`);
+      throw err;
+    }
+
+    const job = await acceptJob(deps, FACE_LOG, { video: file }, (files, id) => ({
+      jobId: id,
+      videoPath: files.video,
+      videoName: file.name,
+      resultsDir: path.join(deps.resultsDir, id),
+      width: media.width,
+      height: media.height,
+      fps: media.fps,
+      frames: media.frames,
+      still: media.kind === 'image',
+      maxFrames: params.maxFrames,
+      minSize: params.minSize,
+      gender: params.gender,
+      trackThumbnails: params.trackThumbnails,
+    }));
+    ctx.body = { status: 'success', task: presentFaceLogTask(deps.store.get(job.id)!, deps, ctx) };
+  });
+
+  router.get(`/${FACE_LOG}/:jobId`, (ctx: Context) => {
+    const job = deps.store.get(ctx.params.jobId);
+    if (!job || job.analytic !== FACE_LOG) throw notFound(`no face-log job ${ctx.params.jobId}`);
+    ctx.body = { status: 'success', task: presentFaceLogTask(job, deps, ctx) };
+  });
+
+  router.get('/face_detect', (ctx: Context) => {
+    const tasks = deps.store.recent(FACE_LOG, HISTORY_SIZE).map((job) => presentFaceLogTask(job, deps, ctx, { abbreviated: true }));
+    ctx.body = { status: 'success', tasks };
+  });
+}

@@ -1,0 +1,74 @@
+// Result downloads: GET /results/<job_id>/<file>. Open with the Basic header or with a link's
+// valid signature (checked by the auth bypass in app.ts). After the retention period: 410.
+// Byte ranges are served so a browser can seek in the overlay video.
+import fs from 'node:fs';
+import path from 'node:path';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ApiError, notFound } from '../errors.js';
+import { RESULTS_PATH } from '../result-links.js';
+import type { ServiceDeps } from '../app.js';
+import { resultsExpireAt } from '../../jobs/retention.js';
+
+/** The only names a results folder holds: nothing else can be asked for. */
+const RESULT_FILE = /^(overlay\.mp4|faces\.xml|sighting-[0-9a-f-]{36}\.jpg|track-\d{1,9}\.jpg)$/;
+const JOB_ID = /^[0-9a-f-]{36}$/;
+
+const CONTENT_TYPES: Record<string, string> = {
+  '.mp4': 'video/mp4',
+  '.xml': 'application/xml; charset=utf-8',
+  '.jpg': 'image/jpeg',
+};
+
+export const expired = () => new ApiError(410, 'expired', 'the result files of this job have expired and were deleted');
+
+export function resultRoutes(router: Router, deps: ServiceDeps): void {
+  router.get(`${RESULTS_PATH}/:jobId/:file`, async (ctx: Context) => {
+    const { jobId, file } = ctx.params as { jobId: string; file: string };
+    if (!JOB_ID.test(jobId) || !RESULT_FILE.test(file)) throw notFound(`no result file ${file}`);
+    const job = deps.store.get(jobId);
+    if (!job || job.state !== 'done') throw notFound(`no results for job ${jobId}`);
+    if (deps.now() >= resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs)) throw expired();
+    const full = path.join(deps.resultsDir, jobId, file);
+    let stat: fs.Stats;
+    try {
+      stat = await fs.promises.stat(full);
+    } catch {
+      throw notFound(`no result file ${file} for job ${jobId}`);
+    }
+    ctx.set('Content-Type', CONTENT_TYPES[path.extname(file)] ?? 'application/octet-stream');
+    ctx.set('Accept-Ranges', 'bytes');
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    const range = parseRange(ctx.get('range'), stat.size);
+    if (range === 'unsatisfiable') {
+      ctx.set('Content-Range', `bytes */${stat.size}`);
+      throw new ApiError(416, 'range_not_satisfiable', `the file has ${stat.size} bytes`);
+    }
+    if (range) {
+      ctx.status = 206;
+      ctx.set('Content-Range', `bytes ${range.start}-${range.end}/${stat.size}`);
+      ctx.length = range.end - range.start + 1;
+      ctx.body = fs.createReadStream(full, range);
+    } else {
+      ctx.length = stat.size;
+      ctx.body = fs.createReadStream(full);
+    }
+  });
+}
+
+/** A single `bytes=a-b`, `bytes=a-` or `bytes=-n` range; anything else is served whole. */
+function parseRange(header: string, size: number): { start: number; end: number } | 'unsatisfiable' | null {
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return null;
+  let start: number;
+  let end: number;
+  if (m[1] === '') {
+    start = Math.max(0, size - Number(m[2]));
+    end = size - 1;
+  } else {
+    start = Number(m[1]);
+    end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  }
+  if (start > end || start >= size) return 'unsatisfiable';
+  return { start, end };
+}

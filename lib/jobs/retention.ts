@@ -1,0 +1,54 @@
+// Retention of result files: a job's results are deleted RESULT_TTL_DAYS after it finished. The
+// task record stays (history still lists it) and its links answer 410 from then on; the results
+// route checks the time itself, so a link expires on time even between two sweeps.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Logger } from 'pino';
+import type { JobStore } from './store.js';
+
+/** How often the sweeper looks for expired results. */
+export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
+
+export interface RetentionOptions {
+  resultsDir: string;
+  ttlMs: number;
+  store: JobStore;
+  logger: Logger;
+  now: () => number;
+}
+
+export function resultsExpireAt(finishedAt: number, ttlMs: number): number {
+  return finishedAt + ttlMs;
+}
+
+/** Deletes expired results and leftovers (unfinished `.partial` folders of finished jobs, folders of unknown jobs). */
+export async function sweepResults(o: RetentionOptions): Promise<number> {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = await fs.promises.readdir(o.resultsDir);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    const id = name.replace(/\.partial$/, '');
+    const job = o.store.get(id);
+    const finished = job && (job.state === 'done' || job.state === 'failed');
+    const expired = finished && o.now() >= resultsExpireAt(job.finishedAt ?? job.createdAt, o.ttlMs);
+    const leftover = !job || (finished && name.endsWith('.partial'));
+    if (!expired && !leftover) continue;
+    await fs.promises.rm(path.join(o.resultsDir, name), { recursive: true, force: true });
+    removed++;
+    o.logger.info({ job_id: id, reason: expired ? 'expired' : 'leftover' }, 'removed result files');
+  }
+  return removed;
+}
+
+/** Sweeps now and then every SWEEP_INTERVAL_MS; returns a function that stops it. */
+export function startRetentionSweeper(o: RetentionOptions, intervalMs = SWEEP_INTERVAL_MS): () => void {
+  const run = () => void sweepResults(o).catch((err) => o.logger.error({ err }, 'result sweep failed'));
+  run();
+  const timer = setInterval(run, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
+}
