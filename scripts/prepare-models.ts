@@ -7,6 +7,8 @@ import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fetchBlazeFace } from './models/blazeface.js';
+import { convertAgeGenderNet } from './models/age-gender-net.js';
+import { convertFaceRecognitionNet } from './models/face-recognition-net.js';
 
 export interface PreparedModel {
   file: string;
@@ -19,6 +21,9 @@ mkdirSync(outDir, { recursive: true });
 
 const prepared: PreparedModel[] = [];
 prepared.push(record(outDir, await fetchBlazeFace(outDir)));
+// face-api's descriptor and gender nets, converted from the TensorFlow.js weights it ships.
+prepared.push(record(outDir, convertFaceRecognitionNet(outDir)));
+prepared.push(record(outDir, convertAgeGenderNet(outDir)));
 
 writeFileSync(path.join(outDir, 'manifest.json'), JSON.stringify({ models: prepared }, null, 2) + '\n');
 for (const m of prepared) console.log(`prepared ${m.file} from ${m.source}`);

@@ -2,11 +2,15 @@
 import type { AnalyticRunner } from '../jobs/runners.js';
 import { runFaceLog, type FaceLogInput } from './run.js';
 
-export const runFaceLogJob: AnalyticRunner = async (input, progress) => {
-  const { decodeWarning, ...result } = await runFaceLog(input as unknown as FaceLogInput, progress);
+export const runFaceLogJob: AnalyticRunner = async (raw, progress) => {
+  const input = raw as unknown as FaceLogInput;
+  const { decodeWarning, ...result } = await runFaceLog(input, progress);
   let message = `Found ${result.number_of_sightings} sightings, ${result.number_of_tracks} tracks, ${result.number_of_faces} faces`;
-  if (decodeWarning && result.frames_processed < result.frames) {
-    message += `; the video could be decoded only up to frame ${result.frames_processed} of ${result.frames} (${decodeWarning})`;
+  const expected = input.maxFrames > 0 ? Math.min(input.maxFrames, input.frames) : input.frames;
+  if (result.frames_processed < expected) {
+    // The container promised more frames than could be decoded: a truncated or corrupt file.
+    message += `; the video could be decoded only up to frame ${result.frames_processed} of ${expected}`;
+    message += decodeWarning ? ` (${decodeWarning})` : ' (truncated or corrupt)';
   }
   return { message, result: result as unknown as Record<string, unknown> };
 };

@@ -18,6 +18,8 @@ const DESCRIBE_EVERY_SECONDS = 1.5;
 const MAX_GENDER_VOTES = 6;
 /** Faces narrower than this add no gender vote beyond a track's first (the classifier's input is 112 px). */
 const MIN_GENDER_WIDTH = 40;
+/** Least weight of a gender vote. */
+const MIN_VOTE_WEIGHT = 0.01;
 /** Thumbnail margin around the face box, as a share of its size on each side. */
 const THUMBNAIL_MARGIN = 0.4;
 
@@ -68,7 +70,8 @@ export class TrackEvidence {
         if (weakest.weight >= quality) return;
         this.genderVotes.splice(this.genderVotes.indexOf(weakest), 1);
       }
-      this.genderVotes.push({ male: analysers.classifyGender(frame, face).male, weight: quality });
+      // A floor on the weight: a profile face (frontalness 0) still votes, just barely.
+      this.genderVotes.push({ male: analysers.classifyGender(frame, face).male, weight: Math.max(MIN_VOTE_WEIGHT, quality) });
     }
   }
 }

@@ -105,7 +105,7 @@ export class FaceTracker {
   }
 
   confirmedTracks(): Track[] {
-    return this.tracks.filter((t) => t.confirmed);
+    return this.tracks.filter((t) => t.confirmed).sort((a, b) => a.number - b.number);
   }
 
   private predict(track: Track, pyramid: FramePyramid): Box | null {

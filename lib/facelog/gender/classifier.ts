@@ -1,0 +1,44 @@
+// Gender of a face: face-api's AgeGenderNet (TinyXception), converted to ONNX by
+// scripts/models/age-gender-net.ts; only its gender output is used.
+//
+// Crop: face-api's age/gender path takes the 68 landmarks' bounding box grown by 10% on each side
+// (FaceLandmarks.align()), pads it to a square with black and resizes to 112 px. That box is
+// expressed here in the face frame (face-crop.ts) from its measured median position, so it follows
+// from BlazeFace's eye and mouth keypoints; the face is also turned upright first. Without keypoints
+// the box places it (face-crop.ts, BOX_POSE): 0.03 from the keypoint result (median, upright faces).
+//
+// Measured (test/35.face-models.test.ts): 16 men of @vladmandic/human's screenshot-facematch.jpg
+// 0.67-0.99 male, 11 women there and in face-api's demo/sample1.jpg 0.04-0.12; the 19 women of
+// face-api's demo/sample2-6.jpg at most 0.28.
+import type cv from '../../video/opencv.js';
+import type { FaceDetection } from '../types.js';
+import { cropFace, facePose, type CropExtent } from '../appearance/face-crop.js';
+import { loadFaceNet } from '../appearance/face-net.js';
+
+export const GENDER_FILE = 'gender.onnx';
+export const GENDER_INPUT_SIZE = 112;
+
+/**
+ * face-api's padded landmark box in the face frame (units of the eye-to-mouth distance from the
+ * centroid of eyes and mouth): medians over the 71 faces that face-api's SSD finds with score > 0.5
+ * in @vladmandic/human's screenshot-facematch.jpg, with its 68-landmark net (medians left -1.27,
+ * right 1.28, top -0.79, bottom 1.34; quartiles -1.42..-1.07, 1.12..1.46, -0.85..-0.76, 1.26..1.38:
+ * the sides move with the head's yaw). Wider than tall, so face-api adds black bars above and below.
+ */
+export const GENDER_CROP: CropExtent = { left: -1.27, right: 1.27, top: -0.79, bottom: 1.34 };
+
+export interface GenderClassifier {
+  /** Probability 0..1 that the face is male (face-api's softmax output for "male"). */
+  classify(frame: cv.Mat, face: FaceDetection): { male: number };
+}
+
+export function createGenderClassifier(modelDir: string): GenderClassifier {
+  const net = loadFaceNet(modelDir, GENDER_FILE, GENDER_INPUT_SIZE);
+  return {
+    classify(frame, face) {
+      const crop = cropFace(frame, facePose(face), GENDER_CROP, GENDER_INPUT_SIZE);
+      // Output `gender` is [male, female], a softmax.
+      return { male: net.run(crop, 'gender', 2)[0] };
+    },
+  };
+}

@@ -1,0 +1,345 @@
+// The face log through the HTTP API, on generated pinch-point videos with exact ground truth:
+// validation at upload, sightings against the truth, the XML, the overlay video, thumbnails,
+// signed result links and their expiry, and the history.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { convert } from 'xmlbuilder2';
+import { api, form, startTestService, waitComplete, type TestService } from './helpers/service.js';
+import { readFacelogManifest, readTruth, DEFAULT_FACELOG_FIXTURE_DIR, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
+import { scoreSightings } from '../scripts/facelog-fixtures/score.js';
+import { readImageHeader } from '../lib/video/image-header.js';
+
+const FIXTURES = DEFAULT_FACELOG_FIXTURE_DIR;
+const manifest = readFacelogManifest(FIXTURES);
+if (!manifest) throw new Error(`no face-log fixtures in ${FIXTURES}: run \`make fixtures\``);
+const fixture = (scenario: string) => {
+  const v = manifest.videos.find((x) => x.scenario === scenario);
+  if (!v) throw new Error(`the test set has no ${scenario} video`);
+  return { file: path.join(FIXTURES, v.file), truth: readTruth(path.join(FIXTURES, v.truth)) };
+};
+
+/** A face log processing minute: the slowest fixture takes ~20 s on a loaded 2-core machine. */
+const JOB_WAIT_MS = 180_000;
+
+interface Task {
+  [k: string]: any;
+}
+
+async function runFaceLog(svc: TestService, file: string, fields: Record<string, string> = {}, field = 'video'): Promise<Task> {
+  const res = await api(`${svc.url}/face_log`, { method: 'POST', body: form({ [field]: file }, fields) });
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  expect(res.body.task.complete).to.equal(false);
+  return waitComplete(`${svc.url}/face_log/${res.body.task.job_id}`, JOB_WAIT_MS);
+}
+
+/** Fetch without the Basic header: the link's signature must be enough. */
+async function download(url: string, init: RequestInit = {}): Promise<{ status: number; type: string; body: Buffer; headers: Headers }> {
+  const res = await fetch(url, init);
+  return { status: res.status, type: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
+}
+
+interface XmlFace {
+  frame: number;
+  track: number;
+  confidence: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+  detected: boolean;
+}
+
+function parseXml(text: string) {
+  const doc = convert(text, { format: 'object' }) as any;
+  const root = doc.face_log;
+  const list = (x: any) => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
+  const faces: XmlFace[] = list(root.faces?.face).map((f: any) => ({
+    frame: Number(f['@frame']),
+    track: Number(f['@track']),
+    confidence: Number(f['@confidence']),
+    x: Number(f['@x']),
+    y: Number(f['@y']),
+    width: Number(f['@width']),
+    height: Number(f['@height']),
+    detected: f['@detected'] === 'true',
+  }));
+  const tracks = list(root.tracks?.track).map((t: any) => ({ number: Number(t['@number']), sighting: t['@sighting_id'], thumbnail: t['@thumbnail'] }));
+  const sightings = list(root.sightings?.sighting).map((s: any) => ({ id: s['@id'], tracks: list(s.track).map((t: any) => Number(t['@number'])) }));
+  return { root, faces, tracks, sightings };
+}
+
+function iou(a: { x: number; y: number; width: number; height: number }, b: typeof a): number {
+  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
+  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
+  if (w <= 0 || h <= 0) return 0;
+  return (w * h) / (a.width * a.height + b.width * b.height - w * h);
+}
+
+function expectCompleteFaceLog(task: Task, truth: FacelogTruth, inputName: string) {
+  expect(task.success, task.message).to.equal(true);
+  for (const key of ['analytic', 'job_id', 'complete', 'message', 'start_time', 'finish_time', 'success', 'frames', 'frames_processed', 'input_video', 'resolution', 'number_of_sightings', 'results_video', 'results_xml', 'sightings', 'start_frame']) {
+    expect(task, key).to.have.property(key);
+  }
+  expect(task.analytic).to.equal('face_log');
+  expect(task.frames).to.equal(truth.frame_count);
+  expect(task.frames_processed).to.equal(truth.frame_count);
+  expect(task.start_frame).to.equal(0);
+  expect(task.input_video).to.equal(inputName);
+  expect(task.resolution).to.match(new RegExp(`^${truth.width}x${truth.height}@\\d+\\.\\d+fps$`));
+  expect(task.number_of_sightings).to.equal(task.sightings.length);
+  expect(task.message).to.match(/^Found \d+ sightings, \d+ tracks, \d+ faces$/);
+  for (const s of task.sightings) {
+    expect(s.sighting_id).to.match(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(s.end_frame).to.be.at.least(s.start_frame);
+    expect(s.frames).to.be.within(1, s.end_frame - s.start_frame + 1);
+    expect(s.confidence).to.be.within(0, 1);
+  }
+}
+
+describe('face log over HTTP', function () {
+  this.timeout(600_000);
+  let svc: TestService;
+  let clock = Date.now();
+
+  before(async () => {
+    svc = await startTestService({ WORKERS: '2' }, undefined, { now: () => clock });
+  });
+  after(async () => svc?.stop());
+
+  describe('upload checks (4xx at once, no job)', () => {
+    const video = () => fixture('single').file;
+    const cases: [string, () => FormData, number, string][] = [
+      ['no file', () => form({}, { gender: 'True' }), 400, 'missing_file'],
+      ['min_size below 30', () => form({ video: video() }, { min_size: '29' }), 400, 'invalid_parameter'],
+      ['min_size=-1', () => form({ video: video() }, { min_size: '-1' }), 400, 'invalid_parameter'],
+      ['max_frames=1e99', () => form({ video: video() }, { max_frames: '1e99' }), 400, 'invalid_parameter'],
+      ['max_frames=-5', () => form({ video: video() }, { max_frames: '-5' }), 400, 'invalid_parameter'],
+      ['gender=maybe', () => form({ video: video() }, { gender: 'maybe' }), 400, 'invalid_parameter'],
+      ['track_thumbnails=yes please', () => form({ video: video() }, { track_thumbnails: 'yes please' }), 400, 'invalid_parameter'],
+      ['both video and image', () => form({ video: video(), image: fixture('still').file }), 400, 'invalid_parameter'],
+    ];
+    for (const [name, body, status, code] of cases) {
+      it(`${name}: ${status} ${code}`, async () => {
+        const res = await api(`${svc.url}/face_log`, { method: 'POST', body: body() });
+        expect(res.status).to.equal(status);
+        expect(res.body).to.deep.include({ status: 'error' });
+        expect(res.body.error.code).to.equal(code);
+      });
+    }
+
+    it('an empty file and a text file named .mp4: 415 unsupported_media', async () => {
+      const dir = fs.mkdtempSync(path.join(svc.dataDir, '..', 'facelog-bad-'));
+      const empty = path.join(dir, 'empty.mp4');
+      const text = path.join(dir, 'notes.mp4');
+      fs.writeFileSync(empty, '');
+      fs.writeFileSync(text, 'this is not a video\n'.repeat(100));
+      for (const f of [empty, text]) {
+        const res = await api(`${svc.url}/face_log`, { method: 'POST', body: form({ video: f }) });
+        expect(res.status).to.equal(415);
+        expect(res.body.error.code).to.equal('unsupported_media');
+      }
+      fs.rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('created no job', async () => {
+      const res = await api(`${svc.url}/face_detect`);
+      expect(res.status).to.equal(200);
+      expect(res.body.tasks).to.deep.equal([]);
+    });
+  });
+
+  describe('sightings against the ground truth', () => {
+    const expected: Record<string, string> = {
+      single: 'one person walking in: one sighting',
+      sequence: 'people one after another: one sighting each',
+      crossing: 'two people crossing: two sightings, never merged',
+      occlusion: 'a face hidden for a moment: one sighting, never split',
+      reappear: 'the same person back after a long gap: two sightings',
+      empty: 'nobody: no sighting',
+    };
+    for (const [scenario, text] of Object.entries(expected)) {
+      it(`${scenario}: ${text}`, async () => {
+        const { file, truth } = fixture(scenario);
+        const task = await runFaceLog(svc, file, { gender: 'True' });
+        expectCompleteFaceLog(task, truth, path.basename(file));
+        const score = scoreSightings(truth, task.sightings);
+        const detail = JSON.stringify({ sightings: task.sightings.map((s: Task) => [s.start_frame, s.end_frame]), truth: truth.appearances.map((a) => [a.start_frame, a.end_frame]) });
+        expect(score.matched, detail).to.equal(truth.appearances.length);
+        expect(score.predicted, detail).to.equal(truth.appearances.length);
+        expect(task.number_of_sightings).to.equal(truth.appearances.length);
+        for (const s of task.sightings) {
+          expect(s.gender).to.be.oneOf(['male', 'female']);
+          expect(s.gender_confidence).to.be.within(0.5, 1);
+        }
+      });
+    }
+
+    it('without gender: "" and -1.0 for every sighting', async () => {
+      const { file } = fixture('single');
+      const task = await runFaceLog(svc, file);
+      expect(task.sightings.length).to.be.greaterThan(0);
+      for (const s of task.sightings) {
+        expect(s.gender).to.equal('');
+        expect(s.gender_confidence).to.equal(-1);
+      }
+    });
+
+    it('a still image is a one-frame video with one sighting per face', async () => {
+      const { file, truth } = fixture('still');
+      const task = await runFaceLog(svc, file, {}, 'image');
+      expectCompleteFaceLog(task, truth, path.basename(file));
+      expect(task.frames).to.equal(1);
+      expect(task.number_of_sightings).to.equal(truth.appearances.length);
+    });
+
+    it('max_frames limits the work', async () => {
+      const { file, truth } = fixture('single');
+      const task = await runFaceLog(svc, file, { max_frames: '10' });
+      expect(task.success).to.equal(true);
+      expect(task.frames).to.equal(truth.frame_count);
+      expect(task.frames_processed).to.equal(10);
+      for (const s of task.sightings) expect(s.end_frame).to.be.below(10);
+    });
+  });
+
+  describe('result files', () => {
+    let task: Task;
+    let truth: FacelogTruth;
+
+    before(async () => {
+      const f = fixture('crossing');
+      truth = f.truth;
+      task = await runFaceLog(svc, f.file, { gender: 'True', track_thumbnails: 'True' });
+      expect(task.success, task.message).to.equal(true);
+    });
+
+    it('XML: one record per face, tracks name their sighting, every truth face >= 30 px is in a track', async () => {
+      const res = await download(task.results_xml);
+      expect(res.status).to.equal(200);
+      expect(res.type).to.match(/^application\/xml/);
+      const xml = parseXml(res.body.toString('utf8'));
+      expect(xml.root['@job_id']).to.equal(task.job_id);
+      expect(Number(xml.root['@frames_processed'])).to.equal(task.frames_processed);
+      const [, , tracks, faces] = /Found (\d+) sightings, (\d+) tracks, (\d+) faces/.exec(task.message)!.map(Number);
+      expect(xml.faces).to.have.length(faces);
+      expect(xml.tracks).to.have.length(tracks);
+      const ids = new Set(task.sightings.map((s: Task) => s.sighting_id));
+      for (const t of xml.tracks) expect(ids.has(t.sighting), `track ${t.number}`).to.equal(true);
+      for (const f of xml.faces) {
+        expect(f.confidence).to.be.within(0, 1);
+        expect(f.x).to.be.within(-1, truth.width);
+        expect(f.y).to.be.within(-1, truth.height);
+      }
+      for (const a of truth.appearances) {
+        const big = a.boxes.filter((b) => b.width >= 30 && !b.occluded && b.visible > 0.9);
+        const found = big.filter((b) => xml.faces.some((f) => f.frame === b.frame && iou(f, b) >= 0.3));
+        expect(found.length / big.length, `appearance ${a.id}: share of its faces >= 30 px in a track`).to.be.at.least(0.8);
+      }
+    });
+
+    it('overlay: H.264 MP4 of the input size and length, index at the front', async () => {
+      const res = await download(task.results_video);
+      expect(res.status).to.equal(200);
+      expect(res.type).to.equal('video/mp4');
+      const moov = res.body.indexOf('moov');
+      const mdat = res.body.indexOf('mdat');
+      expect(moov).to.be.greaterThan(0);
+      expect(moov).to.be.lessThan(mdat);
+      const file = path.join(svc.dataDir, 'overlay-check.mp4');
+      fs.writeFileSync(file, res.body);
+      const probe = JSON.parse(
+        execFileSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', 'stream=codec_name,width,height,nb_read_frames', '-of', 'json', file], { encoding: 'utf8' }),
+      ).streams[0];
+      expect(probe.codec_name).to.equal('h264');
+      expect([probe.width, probe.height]).to.deep.equal([truth.width, truth.height]);
+      expect(Number(probe.nb_read_frames)).to.equal(task.frames_processed);
+    });
+
+    it('overlay: byte ranges for seeking', async () => {
+      const res = await download(task.results_video, { headers: { range: 'bytes=0-99' } });
+      expect(res.status).to.equal(206);
+      expect(res.body.length).to.equal(100);
+      expect(res.headers.get('content-range')).to.match(/^bytes 0-99\/\d+$/);
+    });
+
+    it('thumbnails: a JPEG per sighting, and per track (relative names in the XML, same signature)', async () => {
+      for (const s of task.sightings) {
+        const res = await download(s.thumbnail);
+        expect(res.status).to.equal(200);
+        expect(res.type).to.equal('image/jpeg');
+        const file = path.join(svc.dataDir, 'thumb.jpg');
+        fs.writeFileSync(file, res.body);
+        const header = await readImageHeader(file);
+        expect(header?.format).to.equal('jpeg');
+        expect(header!.height).to.be.at.least(100);
+      }
+      const xml = parseXml((await download(task.results_xml)).body.toString('utf8'));
+      expect(xml.tracks.length).to.be.greaterThan(0);
+      for (const t of xml.tracks) {
+        expect(t.thumbnail).to.equal(`track-${t.number}.jpg`);
+        const res = await download(new URL(t.thumbnail, task.results_xml).toString() + new URL(task.results_xml).search);
+        expect(res.status).to.equal(200);
+        expect(res.type).to.equal('image/jpeg');
+      }
+    });
+
+    it('links: Basic works without a signature; a missing or tampered signature is 401; unknown files 404', async () => {
+      const bare = task.results_xml.split('?')[0];
+      expect((await api(bare)).status).to.equal(200);
+      expect((await download(bare)).status).to.equal(401);
+      const tampered = task.results_xml.replace(/sig=([0-9a-f])/, (_: string, c: string) => `sig=${c === '0' ? '1' : '0'}`);
+      expect((await download(tampered)).status).to.equal(401);
+      const later = task.results_xml.replace(/expires=(\d+)/, (_: string, e: string) => `expires=${Number(e) + 86400}`);
+      expect((await download(later)).status).to.equal(401);
+      expect((await api(bare.replace('faces.xml', 'other.xml'))).status).to.equal(404);
+      expect((await api(bare.replace('faces.xml', '..%2Fjobs.sqlite'))).status).to.equal(404);
+    });
+
+    it('history at /face_detect: newest first, sightings abbreviated', async () => {
+      const res = await api(`${svc.url}/face_detect`);
+      expect(res.status).to.equal(200);
+      expect(res.body.tasks[0].job_id).to.equal(task.job_id);
+      const entry = res.body.tasks[0];
+      expect(entry.start_frame).to.equal(0);
+      expect(entry.sightings).to.have.length(task.sightings.length);
+      for (const s of entry.sightings) expect(Object.keys(s).sort()).to.deep.equal(['end_frame', 'frames', 'sighting_id', 'start_frame']);
+    });
+
+    it('after the retention period: links answer 410, files are swept, the task stays listed', async () => {
+      clock += 8 * 24 * 3600 * 1000;
+      expect((await download(task.results_xml)).status).to.equal(410);
+      expect((await api(task.results_video)).status).to.equal(410);
+      const removed = await svc.service.sweepResults();
+      expect(removed).to.be.at.least(1);
+      expect(fs.existsSync(path.join(svc.dataDir, 'results', task.job_id))).to.equal(false);
+      const res = await api(`${svc.url}/face_log/${task.job_id}`);
+      expect(res.status).to.equal(200);
+      expect(res.body.task.success).to.equal(true);
+      expect((await api(`${svc.url}/face_detect`)).body.tasks.map((t: Task) => t.job_id)).to.include(task.job_id);
+    });
+  });
+
+  describe('broken video', () => {
+    it('a truncated video is processed up to where it breaks, or fails cleanly with a message; the service stays up', async () => {
+      const { file } = fixture('single');
+      const data = fs.readFileSync(file);
+      const cut = path.join(svc.dataDir, 'truncated.mp4');
+      fs.writeFileSync(cut, data.subarray(0, Math.floor(data.length * 0.6)));
+      const res = await api(`${svc.url}/face_log`, { method: 'POST', body: form({ video: cut }) });
+      if (res.status !== 200) {
+        expect(res.status).to.equal(415);
+        return;
+      }
+      const task = await waitComplete(`${svc.url}/face_log/${res.body.task.job_id}`, JOB_WAIT_MS);
+      if (task.success) {
+        expect(task.frames_processed).to.be.below(task.frames);
+        expect(task.message).to.match(/decoded only up to frame/);
+      } else {
+        expect(task.error.code).to.equal('decode_failed');
+      }
+      expect((await api(`${svc.url}/face_detect`)).status).to.equal(200);
+    });
+  });
+});
