@@ -7,18 +7,19 @@ import type { VideoEncoder } from '../video/video-encoder.js';
 import type { FaceDetector } from './detect/detector.js';
 import { expand } from './geometry.js';
 import { MotionRegions } from './motion/motion-regions.js';
+import { ScanSchedule } from './detect/scan-schedule.js';
 import { drawTracks } from './output/overlay.js';
 import { FramePyramid } from './track/kcf.js';
 import { FaceTracker } from './track/tracker.js';
 import type { Track } from './track/track.js';
 import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
-import type { Box } from './types.js';
 
-/** Detector runs per second of video; KCF follows the faces in between. */
-const DETECTIONS_PER_SECOND = 8;
-/** A whole-frame detector run at least this often finds faces that stopped moving. */
-const FULL_SCAN_SECONDS = 1;
-/** Detector runs without its face after which a confirmed track ends (about half a second). */
+/**
+ * Detector runs per second of video; KCF follows the faces in between. A walking face moves about
+ * its own width in 0.2 s at the sizes that matter, which KCF's search window still spans.
+ */
+const DETECTIONS_PER_SECOND = 5;
+/** Detector runs without its face after which a confirmed track ends (about 0.7 s). */
 const MAX_MISSES = 4;
 /** Around each tracked face the detector always looks, in face sizes on each side. */
 const TRACK_SEARCH_MARGIN = 1;
@@ -50,7 +51,6 @@ export async function analyseFrames(
 ): Promise<FrameLoopResult> {
   const fps = options.fps > 0 ? options.fps : 25;
   const detectEvery = options.still ? 1 : Math.max(1, Math.round(fps / DETECTIONS_PER_SECOND));
-  const fullScanEvery = Math.max(detectEvery, Math.round((FULL_SCAN_SECONDS * fps) / detectEvery) * detectEvery);
   const tracker = new FaceTracker({
     width: options.width,
     height: options.height,
@@ -58,6 +58,7 @@ export async function analyseFrames(
     maxMisses: MAX_MISSES,
   });
   const motion = new MotionRegions(options.width, options.height);
+  const scan = new ScanSchedule(options.width, options.height, options.minSize);
   const evidence = new Map<Track, TrackEvidence>();
   const evidenceOf = (t: Track) => {
     let e = evidence.get(t);
@@ -88,11 +89,9 @@ export async function analyseFrames(
     let detections = null;
     if (index % detectEvery === 0) {
       const moved = motion.update(frame);
-      const regions: Box[] | undefined =
-        index % fullScanEvery === 0
-          ? undefined
-          : [...moved, ...tracker.liveTracks.map((t) => expand(t.lastBox, TRACK_SEARCH_MARGIN, options.width, options.height))];
-      detections = regions && regions.length === 0 ? [] : detector.detect(frame, { minSize: options.minSize, regions });
+      const tracked = tracker.liveTracks.map((t) => expand(t.lastBox, TRACK_SEARCH_MARGIN, options.width, options.height));
+      const opts = index === 0 ? { minSize: options.minSize } : scan.next(tracked, moved);
+      detections = detector.detect(frame, opts);
     }
     tracker.step(index, pyramid, detections);
     if (detections) {

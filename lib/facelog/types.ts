@@ -36,4 +36,9 @@ export interface DetectOptions {
   minSize: number;
   /** Where to look; the whole frame when absent (e.g. regions with motion on a static camera). */
   regions?: Box[];
+  /**
+   * With `regions`: also look at part `index` of `of` equal shares of the whole-frame search, so
+   * that successive calls with index 0..of-1 cover the whole frame between them.
+   */
+  scanPart?: { index: number; of: number };
 }

@@ -47,7 +47,15 @@ export class Track {
     return this.faces[this.faces.length - 1].box;
   }
 
-  addDetection(frame: number, detection: FaceDetection): void {
+  /**
+   * Records a detection. `predicted` is where KCF had the face in this frame: KCF lags behind a
+   * face that speeds up or grows (it keeps the size it was given), so the gap between its box and
+   * the detection here is spread linearly back over the tracker-only frames since the previous
+   * detection. The overlay and XML are written after that correction (analyse.ts delays frames).
+   */
+  addDetection(frame: number, detection: FaceDetection, predicted?: Box | null): void {
+    if (predicted && this.detections.length > 0) this.correctDrift(frame, detection.box, predicted);
+    if (this.faces.length > 0) this.fillGap(frame, detection.box);
     this.detections.push({ ...detection, frame });
     this.faces.push({ frame, box: detection.box, confidence: detection.score, detected: true });
     this.misses = 0;
@@ -58,10 +66,52 @@ export class Track {
     this.faces.push({ frame, box, confidence, detected: false });
   }
 
+  private correctDrift(frame: number, detected: Box, predicted: Box): void {
+    const from = this.lastDetectedFrame;
+    const span = frame - from;
+    if (span <= 1) return;
+    const dx = detected.x - predicted.x;
+    const dy = detected.y - predicted.y;
+    const dw = detected.width - predicted.width;
+    const dh = detected.height - predicted.height;
+    for (let i = this.faces.length - 1; i >= 0 && this.faces[i].frame > from; i--) {
+      const f = this.faces[i];
+      const t = (f.frame - from) / span;
+      f.box = { x: f.box.x + dx * t, y: f.box.y + dy * t, width: f.box.width + dw * t, height: f.box.height + dh * t };
+    }
+  }
+
+  /** Frames since the last record without a box (KCF lost the face) get one interpolated towards the detection. */
+  private fillGap(frame: number, detected: Box): void {
+    const last = this.faces[this.faces.length - 1];
+    const span = frame - last.frame;
+    for (let f = last.frame + 1; f < frame; f++) {
+      const t = (f - last.frame) / span;
+      const a = last.box;
+      const box = { x: a.x + (detected.x - a.x) * t, y: a.y + (detected.y - a.y) * t, width: a.width + (detected.width - a.width) * t, height: a.height + (detected.height - a.height) * t };
+      this.faces.push({ frame: f, box, confidence: last.confidence, detected: false });
+    }
+  }
+
   /** Drops tracker-only frames after the last detection: KCF drifts once the face has gone. */
   trimTail(): void {
     const last = this.lastDetectedFrame;
     while (this.faces.length && this.faces[this.faces.length - 1].frame > last) this.faces.pop();
+  }
+
+  /**
+   * Where the face should be at `frame` if it keeps the speed and growth it had between its last
+   * two detections (a face walking towards the camera speeds up across the image as it grows).
+   */
+  extrapolate(frame: number): Box {
+    const n = this.detections.length;
+    const last = this.detections[n - 1];
+    if (n < 2) return last.box;
+    const prev = this.detections[n - 2];
+    const k = (frame - last.frame) / Math.max(1, last.frame - prev.frame);
+    const a = prev.box;
+    const b = last.box;
+    return { x: b.x + (b.x - a.x) * k, y: b.y + (b.y - a.y) * k, width: b.width + (b.width - a.width) * k, height: b.height + (b.height - a.height) * k };
   }
 
   /** The face box at `frame`, if the track has one there. */

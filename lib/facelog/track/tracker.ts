@@ -14,8 +14,12 @@ import { Track } from './track.js';
 
 /** Least overlap between a detection and a track's predicted box for them to be the same face. */
 const MATCH_IOU = 0.3;
-/** Without overlap, a detection still continues a track whose centre is this close (in face widths)... */
-const MATCH_CENTRE_DISTANCE = 0.6;
+/**
+ * Without overlap, a detection still continues a track whose centre is this close (in face widths
+ * of the larger box)... Faces near the camera cross a fifth of their width per frame when people
+ * turn to leave (the fixtures exit sweep), over a face width between two detector runs.
+ */
+const MATCH_CENTRE_DISTANCE = 1.2;
 /** ...and whose size is within this ratio. */
 const MATCH_SIZE_RATIO = 1.5;
 /** A tentative track is dropped when the detector misses it this many runs in a row. */
@@ -63,12 +67,12 @@ export class FaceTracker {
       return;
     }
 
-    const matches = this.associate(detections, predicted);
+    const matches = this.associate(detections, predicted, frame);
     const matchedTracks = new Set<Track>();
     const matchedDetections = new Set<number>();
     for (const [track, d] of matches) {
       const detection = detections[d];
-      track.addDetection(frame, detection);
+      track.addDetection(frame, detection, predicted.get(track));
       this.kcf.set(track, new FaceKcf(pyramid, detection.box));
       matchedTracks.add(track);
       matchedDetections.add(d);
@@ -117,12 +121,14 @@ export class FaceTracker {
   }
 
   /** Greedy one-to-one matching, best overlap first. */
-  private associate(detections: FaceDetection[], predicted: Map<Track, Box | null>): Map<Track, number> {
+  private associate(detections: FaceDetection[], predicted: Map<Track, Box | null>, frame: number): Map<Track, number> {
     const pairs: { track: Track; d: number; score: number }[] = [];
     for (const track of this.live) {
-      const box = predicted.get(track) ?? track.lastBox;
+      const kcf = predicted.get(track);
+      const moving = track.extrapolate(frame);
       detections.forEach((detection, d) => {
-        const score = matchScore(box, detection.box);
+        // KCF's box, or where the face's own motion takes it (KCF loses fast faces).
+        const score = Math.max(kcf ? matchScore(kcf, detection.box) : 0, matchScore(moving, detection.box));
         if (score > 0) pairs.push({ track, d, score });
       });
     }

@@ -1,0 +1,250 @@
+// FaceDetector with MediaPipe's BlazeFace back-camera model (256x256 input) in OpenCV DNN: the
+// frame is cut into tiles of a scale pyramid chosen from min_size (tiles.ts), each tile is one
+// forward pass, and the faces of all tiles are merged with MediaPipe's weighted NMS.
+//
+// One forward pass costs 27-30 ms on one core (OpenCV 4.6, one thread). Batching tiles is not
+// possible: the ONNX graph pads channels with constants shaped for batch 1 and any other input
+// shape (batch 2, 256x512) fails with "Inconsistent shape for ConcatLayer".
+import path from 'node:path';
+import cv from '../../video/opencv.js';
+import { generateAnchors, MODEL_INPUT_SIZE } from './anchors.js';
+import { decodeFaces, type RawFace, REGRESSOR_VALUES } from './decode.js';
+import type { FaceDetector } from './detector.js';
+import { intersection } from '../geometry.js';
+import { weightedNms } from './nms.js';
+import { planTiles, TILE_SIZE, type PyramidLevel, type Tile } from './tiles.js';
+import type { DetectOptions, FaceDetection, FaceLandmarks, Point } from '../types.js';
+
+export const BLAZEFACE_MODEL_FILE = 'blazeface-back-256.onnx';
+
+/**
+ * Smallest score (after the sigmoid) reported, MediaPipe's own threshold for this model. Measured:
+ * at 0.5, 91% of 137 real faces 16 px wide in the model are found (0.6: 84%, 0.7: 58%); on 259
+ * tiles of face-free scenes (vtest.avi frames at 640x480 and 1080p, 21 OpenCV sample images, both
+ * min_size 30 and 60) 7 detections reach 0.5: 2 real faces and 2 backs of heads among them, then
+ * a squirrel (0.70), a baboon's eye (0.61) and a drawn face (0.56).
+ */
+export const MIN_SCORE = 0.5;
+/** Faces narrower than minSize by more than this share are dropped (box widths vary ~10% per frame). */
+export const MIN_SIZE_SLACK = 0.1;
+
+/**
+ * The model's outputs, in anchor order within each pair: logits of the stride-16 and stride-32
+ * anchors ([1,512,1], [1,384,1]), then their regressors ([1,512,16], [1,384,16]).
+ */
+const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
+
+export interface BlazeFaceOptions {
+  /** Smallest score reported, 0..1. @defaultValue MIN_SCORE */
+  minScore?: number;
+}
+
+export interface BlazeFaceDetector extends FaceDetector {
+  /** Model forward passes (tiles) of the last detect() call. */
+  readonly lastTileCount: number;
+}
+
+export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions = {}): BlazeFaceDetector {
+  const net = cv.readNetFromONNX(path.join(modelDir, BLAZEFACE_MODEL_FILE));
+  const anchors = generateAnchors();
+  const minScore = opts.minScore ?? MIN_SCORE;
+  // The input blob is NHWC [1,256,256,3]. blobFromImage only makes NCHW, and the binding cannot
+  // fill an n-dimensional Mat directly, but flattenFloat() returns a 2-d header over the same
+  // memory, which setData() fills. `input` must stay referenced as long as `inputView` is used.
+  const input = new cv.Mat([1, MODEL_INPUT_SIZE, MODEL_INPUT_SIZE, 3], cv.CV_32F);
+  const inputView = input.flattenFloat(MODEL_INPUT_SIZE, MODEL_INPUT_SIZE * 3);
+  let lastTileCount = 0;
+  checkOutputs(net, input, anchors.length);
+
+  function runTile(tile: cv.Mat): RawFace[] {
+    // RGB scaled to [-1, 1], as MediaPipe feeds the model.
+    const rgb = tile.cvtColor(cv.COLOR_BGR2RGB).convertTo(cv.CV_32FC3, 1 / 127.5, -1);
+    inputView.setData(rgb.getData());
+    net.setInput(input);
+    const [logits16, logits32, boxes16, boxes32] = net.forward(OUTPUTS);
+    const n16 = logits16.sizes[1];
+    const n32 = logits32.sizes[1];
+    const logits = concat(readFloats(logits16, 1, n16), readFloats(logits32, 1, n32));
+    const regressors = concat(readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES));
+    return decodeFaces(logits, regressors, anchors, minScore);
+  }
+
+  function detect(frame: cv.Mat, options: DetectOptions): FaceDetection[] {
+    const levels = withScanPart(planTiles(frame.cols, frame.rows, options.minSize, options.regions), frame, options);
+    const found: RawFace[] = [];
+    let tiles = 0;
+    for (const level of levels) {
+      const part = levelPart(frame, level);
+      for (const t of level.tiles) {
+        tiles++;
+        // The tile's place in `part`, whole pixels; its faces map back through the part's own scale.
+        const x = t.x - part.levelX;
+        const y = t.y - part.levelY;
+        for (const f of runTile(cutTile(part.image, x, y))) {
+          if (!cutByInnerEdge(f, t, level)) found.push(toFrame(f, part, x, y));
+        }
+      }
+    }
+    lastTileCount = tiles;
+    const minWidth = options.minSize * (1 - MIN_SIZE_SLACK);
+    // Faces outside the regions come from tiles reaching past them; a scan part looks everywhere.
+    const regions = options.scanPart ? undefined : options.regions;
+    return weightedNms(found)
+      .filter((f) => f.box.width >= minWidth && (!regions || regions.some((r) => intersection(r, f.box) > 0)))
+      .map(toDetection);
+  }
+
+  return {
+    detect,
+    get lastTileCount() {
+      return lastTileCount;
+    },
+  };
+}
+
+/**
+ * Adds to the region plan the tiles of one share of the whole-frame plan (every `of`-th tile from
+ * `index` on). Level scales depend only on the frame size and minSize, so level k of both plans
+ * is the same image.
+ */
+function withScanPart(levels: PyramidLevel[], frame: cv.Mat, options: DetectOptions): PyramidLevel[] {
+  const part = options.scanPart;
+  if (!part || !options.regions) return levels;
+  const full = planTiles(frame.cols, frame.rows, options.minSize);
+  let n = 0;
+  return full
+    .map((level) => {
+      const own = levels.find((l) => l.scale === level.scale)?.tiles ?? [];
+      const extra = level.tiles.filter(() => n++ % part.of === part.index);
+      const tiles = [...own, ...extra.filter((t) => !own.some((o) => o.x === t.x && o.y === t.y))];
+      return { ...level, tiles };
+    })
+    .filter((level) => level.tiles.length > 0);
+}
+
+/** Tiles one detect() call would run for these options (for budgeting calls). */
+export function countTiles(width: number, height: number, options: DetectOptions): number {
+  return planTiles(width, height, options.minSize, options.regions).reduce((n, l) => n + l.tiles.length, 0);
+}
+
+/** The model's outputs must match the anchors (896 for the back model) or every box is wrong. */
+function checkOutputs(net: cv.Net, input: cv.Mat, anchors: number): void {
+  net.setInput(input);
+  const [logits16, logits32, boxes16, boxes32] = net.forward(OUTPUTS);
+  const n = logits16.sizes[1] + logits32.sizes[1];
+  const ok =
+    n === anchors &&
+    boxes16.sizes[1] === logits16.sizes[1] &&
+    boxes32.sizes[1] === logits32.sizes[1] &&
+    boxes16.sizes[2] === REGRESSOR_VALUES &&
+    boxes32.sizes[2] === REGRESSOR_VALUES;
+  if (!ok) {
+    const shapes = [logits16, logits32, boxes16, boxes32].map((m) => m.sizes.join('x')).join(', ');
+    throw new Error(`${BLAZEFACE_MODEL_FILE}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
+  }
+}
+
+/** The part of a level its tiles need, scaled from the frame. */
+interface LevelPart {
+  image: cv.Mat;
+  /** Frame pixel of the image's top-left corner, and image pixels per frame pixel. */
+  frameX: number;
+  frameY: number;
+  scaleX: number;
+  scaleY: number;
+  /** Level pixel of the image's top-left corner. */
+  levelX: number;
+  levelY: number;
+}
+
+function levelPart(frame: cv.Mat, level: PyramidLevel): LevelPart {
+  let x0 = Infinity;
+  let y0 = Infinity;
+  let x1 = 0;
+  let y1 = 0;
+  for (const t of level.tiles) {
+    x0 = Math.min(x0, t.x);
+    y0 = Math.min(y0, t.y);
+    x1 = Math.max(x1, Math.min(level.width, t.x + TILE_SIZE));
+    y1 = Math.max(y1, Math.min(level.height, t.y + TILE_SIZE));
+  }
+  // Frame pixels under that part, rounded outwards.
+  const fx0 = Math.max(0, Math.floor(x0 / level.scale));
+  const fy0 = Math.max(0, Math.floor(y0 / level.scale));
+  const fx1 = Math.min(frame.cols, Math.ceil(x1 / level.scale));
+  const fy1 = Math.min(frame.rows, Math.ceil(y1 / level.scale));
+  const levelX = Math.round(fx0 * level.scale);
+  const levelY = Math.round(fy0 * level.scale);
+  const w = Math.max(1, Math.round(fx1 * level.scale) - levelX);
+  const h = Math.max(1, Math.round(fy1 * level.scale) - levelY);
+  const image = scaleTo(frame.getRegion(new cv.Rect(fx0, fy0, fx1 - fx0, fy1 - fy0)), w, h);
+  return { image, frameX: fx0, frameY: fy0, scaleX: w / (fx1 - fx0), scaleY: h / (fy1 - fy0), levelX, levelY };
+}
+
+/**
+ * `src` resized to w x h. Halvings by pyrDown (blurred, so small levels do not alias) then one
+ * bilinear step: INTER_AREA at a non-integer ratio costs 33 ms on a 1080p frame, this ~8 ms.
+ */
+function scaleTo(src: cv.Mat, w: number, h: number): cv.Mat {
+  let image = src;
+  while (image.cols >= 2 * w && image.rows >= 2 * h && image.cols > 1 && image.rows > 1) image = image.pyrDown();
+  if (image.cols === w && image.rows === h) return image;
+  return image.resize(h, w, 0, 0, cv.INTER_LINEAR);
+}
+
+/** The TILE_SIZE square at x, y of `image`, padded with black where it reaches past the image. */
+function cutTile(mat: cv.Mat, x: number, y: number): cv.Mat {
+  const x0 = Math.max(0, x);
+  const y0 = Math.max(0, y);
+  const x1 = Math.min(mat.cols, x + TILE_SIZE);
+  const y1 = Math.min(mat.rows, y + TILE_SIZE);
+  const part = mat.getRegion(new cv.Rect(x0, y0, x1 - x0, y1 - y0));
+  if (x1 - x0 === TILE_SIZE && y1 - y0 === TILE_SIZE) return part;
+  const black = new cv.Vec3(0, 0, 0);
+  return part.copyMakeBorder(y0 - y, y + TILE_SIZE - y1, x0 - x, x + TILE_SIZE - x1, cv.BORDER_CONSTANT, black);
+}
+
+/**
+ * Whether a face reaches past an edge of its tile inside the level image: the model saw only part
+ * of it there, and the planner put it whole into a neighbouring tile or a later level.
+ */
+function cutByInnerEdge(f: RawFace, t: Tile, level: PyramidLevel): boolean {
+  const { x, y, width, height } = f.box;
+  return (
+    (x < 0 && t.x > 0) ||
+    (y < 0 && t.y > 0) ||
+    (x + width > TILE_SIZE && t.x + TILE_SIZE < level.width) ||
+    (y + height > TILE_SIZE && t.y + TILE_SIZE < level.height)
+  );
+}
+
+/** A face of the tile at x, y of `part` in frame pixels. */
+function toFrame(f: RawFace, part: LevelPart, x: number, y: number): RawFace {
+  const px = (p: number) => part.frameX + (x + p) / part.scaleX;
+  const py = (p: number) => part.frameY + (y + p) / part.scaleY;
+  return {
+    score: f.score,
+    box: { x: px(f.box.x), y: py(f.box.y), width: f.box.width / part.scaleX, height: f.box.height / part.scaleY },
+    keypoints: f.keypoints.map((p) => ({ x: px(p.x), y: py(p.y) })),
+  };
+}
+
+function toDetection(f: RawFace): FaceDetection {
+  const [rightEye, leftEye, nose, mouth, rightEar, leftEar] = f.keypoints as [Point, Point, Point, Point, Point, Point];
+  const landmarks: FaceLandmarks = { rightEye, leftEye, nose, mouth, rightEar, leftEar };
+  return { box: f.box, score: f.score, landmarks };
+}
+
+/** The floats of a DNN output (getData() throws on n-dimensional Mats; flattenFloat views them). */
+function readFloats(output: cv.Mat, rows: number, cols: number): Float32Array {
+  const bytes = output.flattenFloat(rows, cols).getData();
+  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, rows * cols);
+  return new Float32Array(Uint8Array.prototype.slice.call(bytes).buffer);
+}
+
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}

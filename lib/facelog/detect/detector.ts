@@ -1,0 +1,21 @@
+// The face log's first stage: faces in one decoded frame. The frame loop (analyse.ts) calls it
+// every few frames, on the whole frame or only where something moved; the tracker follows the
+// faces in between. Implementations: blazeface.ts (MediaPipe BlazeFace, OpenCV DNN). Tests can
+// plug in a fake that returns scripted faces.
+import type cv from '../../video/opencv.js';
+import type { DetectOptions, FaceDetection } from '../types.js';
+
+export type { DetectOptions, FaceDetection };
+
+export interface FaceDetector {
+  /**
+   * Faces in `frame` (BGR, 8-bit, 3 channels) at least `options.minSize` pixels wide (with a
+   * little slack), best score first. Boxes and landmarks are in frame pixels.
+   *
+   * With `options.regions`, only faces overlapping a region are reported, and the work shrinks
+   * with the regions (a person-sized region costs about two model runs, the whole 1080p frame at
+   * min_size 30 seventeen); an empty list finds nothing. Synchronous and CPU-bound: it runs in a
+   * worker process.
+   */
+  detect(frame: cv.Mat, options: DetectOptions): FaceDetection[];
+}
