@@ -37,7 +37,7 @@ export interface TrackerOptions {
 }
 
 export class FaceTracker {
-  /** Every track ever started, in order of birth; dropped tentative ones have number 0. */
+  /** Confirmed tracks and the live tentative ones, in order of birth (tentative ones have number 0). */
   readonly tracks: Track[] = [];
   private live: Track[] = [];
   private readonly kcf = new Map<Track, FaceKcf | null>();
@@ -158,6 +158,8 @@ export class FaceTracker {
     track.ended = true;
     track.trimTail();
     this.kcf.delete(track);
+    // A dropped tentative track is forgotten, so a long video's false detections cost no memory.
+    if (!track.confirmed) this.tracks.splice(this.tracks.indexOf(track), 1);
   }
 }
 
