@@ -10,6 +10,7 @@ export JOBS := max
 APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3
 TS_SOURCES := $(shell find lib scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
+FACELOG_FIXTURES := test/fixtures/generated/facelog
 
 .PHONY: all run test bench build models fixtures clean distclean
 
@@ -45,7 +46,12 @@ models: native-models/manifest.json
 $(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
 	node build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
 
-fixtures: $(KAMCHECK_FIXTURES)/manifest.json
+# The face-log test set (6 short videos and a still with ground truth, under a minute); it uses the
+# labelled faces, the footage and the PRNG of the tamper-check generator too.
+$(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts $(wildcard scripts/facelog-fixtures/*.ts) scripts/facelog-fixtures/faces.json $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
+	node build/scripts/make-facelog-fixtures.js --set test $(FACELOG_FIXTURES)
+
+fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json
 
 run: build models
 	node build/lib/main.js
@@ -54,11 +60,15 @@ test: build models fixtures
 	npx mocha --config .mocharc.json
 
 # Accuracy on the calibration set (seed 2) and on a held-out set (seed 7); each is generated on
-# first use (about 5 minutes each on 2 cores).
+# first use (about 5 minutes each on 2 cores). The face-log bench set (51 videos) is generated on
+# first use too (8 minutes).
 bench: build models
 	node build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	node build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
 	node build/scripts/bench-kamcheck-service.js
+	node build/scripts/bench-facelog-detector.js
+	node build/scripts/bench-facelog.js
+	node build/scripts/bench-load.js
 
 clean:
 	rm -rf build .make/build.stamp

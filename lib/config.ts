@@ -1,7 +1,9 @@
 // The service's one configuration object, read once at start from the environment.
 // Every default lives here; README.md documents the same table.
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import tls from 'node:tls';
 
 export interface Credential {
   user: string;
@@ -39,6 +41,21 @@ export interface Config {
   faceLogMsPerFrame: number;
   /** Runs of a job before a worker crash or restart fails it for good. @defaultValue 3 (`JOB_MAX_ATTEMPTS`) */
   jobMaxAttempts: number;
+  /**
+   * Free space DATA_DIR must keep: uploads that would go below it answer 507. 1 GiB leaves room
+   * for the results of the jobs already accepted and for SQLite's WAL.
+   * @defaultValue 1 GiB (`MIN_FREE_DISK_MB`, in MiB)
+   */
+  minFreeDiskBytes: number;
+  /** HTTPS certificate and key (PEM), both or neither; null serves plain HTTP. (`TLS_CERT`, `TLS_KEY`) */
+  tls: TlsFiles | null;
+}
+
+export interface TlsFiles {
+  certFile: string;
+  keyFile: string;
+  cert: Buffer;
+  key: Buffer;
 }
 
 /** A configuration value is invalid; the message names the variable. */
@@ -64,7 +81,33 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     kamcheckTimeoutMs: integer(env, 'KAMCHECK_TIMEOUT_MS', 60_000, 100, 3_600_000),
     faceLogMsPerFrame: integer(env, 'FACE_LOG_MS_PER_FRAME', 400, 1, 600_000),
     jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
+    minFreeDiskBytes: integer(env, 'MIN_FREE_DISK_MB', 1024, 0, 1024 * 1024 * 1024) * 1024 * 1024,
+    tls: tlsFiles(env),
   };
+}
+
+/** Reads TLS_CERT and TLS_KEY at start, so a missing, unreadable or mismatched file stops it there. */
+function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
+  const certFile = env.TLS_CERT || '';
+  const keyFile = env.TLS_KEY || '';
+  if (!certFile && !keyFile) return null;
+  if (!certFile) throw new ConfigError('TLS_CERT', 'TLS_KEY is set but TLS_CERT is not; HTTPS needs both (or neither for HTTP)');
+  if (!keyFile) throw new ConfigError('TLS_KEY', 'TLS_CERT is set but TLS_KEY is not; HTTPS needs both (or neither for HTTP)');
+  const read = (variable: string, file: string) => {
+    try {
+      return fs.readFileSync(path.resolve(file));
+    } catch (err) {
+      throw new ConfigError(variable, `cannot read "${file}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+    }
+  };
+  const cert = read('TLS_CERT', certFile);
+  const key = read('TLS_KEY', keyFile);
+  try {
+    tls.createSecureContext({ cert, key });
+  } catch (err) {
+    throw new ConfigError('TLS_CERT', `"${certFile}" and "${keyFile}" are not a usable PEM certificate and private key: ${(err as Error).message}`);
+  }
+  return { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile), cert, key };
 }
 
 /** Parses `user:password[,user:password...]`. */

@@ -2,6 +2,7 @@
 // graceful stop: no new jobs, running ones finish or go back to the queue for the next start.
 import fs from 'node:fs';
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -11,9 +12,13 @@ import { resolveCredentials, type ResolvedCredentials } from './http/credentials
 import { JobQueue } from './jobs/queue.js';
 import { JobStore } from './jobs/store.js';
 import { WorkerPool } from './jobs/worker-pool.js';
-import { startRetentionSweeper } from './jobs/retention.js';
+import { startRetentionSweeper, sweepResults } from './jobs/retention.js';
 import { ResultLinks } from './http/result-links.js';
 import type { JobRecord } from './jobs/store.js';
+import { runners } from './jobs/runners.js';
+import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
+import { ServiceMetrics } from './metrics.js';
+import { answerClientError } from './http/client-error.js';
 
 export interface RunningService {
   url: string;
@@ -23,6 +28,10 @@ export interface RunningService {
   queue: JobQueue;
   /** Jobs found unfinished at start and queued again. */
   resumed: number;
+  metrics: ServiceMetrics;
+  storage: StorageGuard;
+  /** Deletes expired result files now (the sweeper also runs hourly); resolves with the folders removed. */
+  sweepResults(): Promise<number>;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -32,6 +41,8 @@ const STOP_GRACE_MS = 20_000;
 export interface ServiceOptions {
   /** The clock for result retention (tests move it forward). */
   now?: () => number;
+  /** Free bytes in DATA_DIR (tests simulate a full disk); statfs by default. */
+  diskSpace?: DiskSpaceProbe;
 }
 
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
@@ -52,6 +63,17 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
   const pool = new WorkerPool({ size: config.workers, logger });
   pool.start();
+  const storage = new StorageGuard(config.dataDir, config.minFreeDiskBytes, options.diskSpace);
+  const metrics: ServiceMetrics = new ServiceMetrics({
+    analytics: Object.keys(runners),
+    jobCounts: () => store.countsByState(),
+    queueDepth: (): number => queue.depth,
+    queueLimit: config.queueLimit,
+    workersAlive: () => pool.alive,
+    workerRestarts: () => pool.restarts,
+    workerPids: () => pool.pids,
+    freeDiskBytes: () => storage.freeBytes(),
+  });
   const queue = new JobQueue({
     store,
     pool,
@@ -61,17 +83,23 @@ export async function startService(config: Config, logger: Logger, options: Serv
     maxAttempts: config.jobMaxAttempts,
     timeoutMs: (job) => jobTimeoutMs(config, job),
     onFinished: (id) => removeUploads(jobsDir, id),
+    metrics,
   });
   const resumed = queue.resume();
   if (resumed > 0) logger.info({ resumed }, 'queued again the jobs left unfinished by the last run');
 
-  const stopSweeper = startRetentionSweeper({ resultsDir, ttlMs: resultTtlMs, store, logger, now });
+  const retention = { resultsDir, ttlMs: resultTtlMs, store, logger, now };
+  const stopSweeper = startRetentionSweeper(retention);
   const links = ResultLinks.fromDataDir(config.dataDir);
   const app = createApp({
-    config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now,
+    config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now, pool, storage, metrics,
     credentials: credentials.credentials,
   });
-  const server = http.createServer(app.callback());
+  // HTTPS when TLS_CERT and TLS_KEY are set: Basic credentials must not cross a network in clear.
+  const server = config.tls
+    ? https.createServer({ cert: config.tls.cert, key: config.tls.key }, app.callback())
+    : http.createServer(app.callback());
+  server.on('clientError', answerClientError);
   server.requestTimeout = 0; // large uploads may take long; formidable enforces the size limit
   // Longer than the usual client and proxy idle timeouts, so they close idle sockets first and
   // never send a request on a socket the server is closing.
@@ -83,7 +111,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   });
   const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   let stopped: Promise<void> | null = null;
   const stop = (graceMs = STOP_GRACE_MS) =>
@@ -98,7 +126,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       store.close();
     })());
 
-  return { url, credentials, store, pool, queue, resumed, stop };
+  return { url, credentials, store, pool, queue, resumed, metrics, storage, sweepResults: () => sweepResults(retention), stop };
 }
 
 /**
@@ -116,7 +144,7 @@ function removeOrphanJobFolders(jobsDir: string, store: JobStore, logger: Logger
   for (const name of fs.readdirSync(jobsDir)) {
     if (store.get(name)) continue;
     fs.rmSync(path.join(jobsDir, name), { recursive: true, force: true });
-    logger.info({ jobId: name }, 'removed the files of an upload that never became a job');
+    logger.info({ job_id: name }, 'removed the files of an upload that never became a job');
   }
 }
 

@@ -8,12 +8,19 @@ import type { JobQueue } from '../jobs/queue.js';
 import { QueueFullError } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import { basicAuth } from './auth.js';
-import { ApiError, busy, notFound } from './errors.js';
+import { ApiError, busy, insufficientStorage, methodNotAllowed, notFound } from './errors.js';
 import { kamcheckRoutes } from './routes/kamcheck.js';
 import { faceLogRoutes } from './routes/face-log.js';
 import { resultRoutes } from './routes/results.js';
 import { RESULTS_PATH, type ResultLinks } from './result-links.js';
 import { multipartUpload } from './upload.js';
+import type { WorkerPool } from '../jobs/worker-pool.js';
+import { InsufficientStorageError, type StorageGuard } from '../disk-space.js';
+import type { ServiceMetrics } from '../metrics.js';
+import { allowedMethods, requestMetrics } from './request-metrics.js';
+import { healthRoutes } from './routes/health.js';
+import { metricsRoutes } from './routes/metrics.js';
+import { openApiRoutes } from './routes/openapi.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -31,24 +38,36 @@ export interface ServiceDeps {
   links: ResultLinks;
   /** The clock (tests move it to expire results). */
   now: () => number;
+  pool: WorkerPool;
+  /** Free space of DATA_DIR against MIN_FREE_DISK_MB. */
+  storage: StorageGuard;
+  metrics: ServiceMetrics;
 }
 
 export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Credential[]; tmpDir: string }): Koa {
   const app = new Koa();
   app.proxy = false;
-  const full: ServiceDeps = { ...deps, upload: multipartUpload(deps.tmpDir, deps.config.maxUploadBytes) };
+  // A full queue refuses an upload before its body is read.
+  const upload = multipartUpload(deps.tmpDir, deps.config.maxUploadBytes, deps.storage, () => deps.queue.assertCapacity());
+  const full: ServiceDeps = { ...deps, upload };
+  const router = new Router();
 
+  app.use(requestMetrics(deps.metrics, router, deps.logger));
   app.use(errorEnvelope(deps.logger));
   app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedResultLink(ctx, deps.links) }));
 
-  const router = new Router();
   kamcheckRoutes(router, full);
   faceLogRoutes(router, full);
   resultRoutes(router, full);
+  healthRoutes(router, full);
+  metricsRoutes(router, full);
+  openApiRoutes(router);
   app.use(router.routes());
-  app.use(router.allowedMethods({ throw: false }));
   app.use((ctx) => {
-    if (ctx.status === 404 && ctx.body === undefined) throw notFound(`no endpoint ${ctx.method} ${ctx.path}`);
+    if (ctx.status !== 404 || ctx.body !== undefined) return;
+    const allowed = allowedMethods(router, ctx.path);
+    if (allowed.length > 0) throw methodNotAllowed(ctx.method, allowed);
+    throw notFound(`no endpoint ${ctx.method} ${ctx.path}`);
   });
   // Koa's own logging of errors is replaced by errorEnvelope.
   app.silent = true;
@@ -62,7 +81,9 @@ function errorEnvelope(logger: Logger) {
       await next();
     } catch (raw) {
       let err = raw as Error;
+      if (largeUnreadBody(ctx)) ctx.set('Connection', 'close');
       if (err instanceof QueueFullError) err = busy(err.retryAfterSeconds);
+      if (err instanceof InsufficientStorageError) err = insufficientStorage(err.freeBytes, err.minFreeBytes, err.incomingBytes);
       if (err instanceof ApiError) {
         ctx.status = err.status;
         ctx.set(err.headers);
@@ -74,6 +95,20 @@ function errorEnvelope(logger: Logger) {
       ctx.body = { status: 'error', error: { code: 'internal_error', message: 'internal server error' } };
     }
   };
+}
+
+/**
+ * Below this, the unread rest of a refused request's body is read and dropped by Node so the
+ * connection stays open (closing with unread data makes the kernel reset it, and the client may
+ * lose the answer); above it, or of unknown length, the connection is closed instead.
+ */
+const DRAIN_LIMIT_BYTES = 1024 * 1024;
+
+/** A refused request whose body was not (fully) read and is too large to drain, e.g. a 401 or 413 on an upload. */
+function largeUnreadBody(ctx: Context): boolean {
+  if (ctx.req.complete) return false;
+  const declared = Number(ctx.get('content-length'));
+  return !ctx.get('content-length') || !Number.isFinite(declared) || declared > DRAIN_LIMIT_BYTES;
 }
 
 /** A GET of a result file whose link carries a valid signature needs no Basic header. */

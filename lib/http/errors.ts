@@ -30,6 +30,19 @@ export const payloadTooLarge = (limitBytes: number) =>
 
 export const unsupportedMedia = (message: string) => new ApiError(415, 'unsupported_media', message);
 
+export const methodNotAllowed = (method: string, allowed: string[]) =>
+  new ApiError(405, 'method_not_allowed', `${method} is not allowed here; use ${allowed.join(' or ')}`, { Allow: allowed.join(', ') });
+
+/** The disk of DATA_DIR is nearly full: `free` bytes left, `floor` must stay free (MIN_FREE_DISK_MB). */
+export const insufficientStorage = (free: number, floor: number, incoming = 0) =>
+  new ApiError(
+    507,
+    'insufficient_storage',
+    incoming > 0 && free >= floor
+      ? `not enough free disk space for an upload of ${formatBytes(incoming)}: ${formatBytes(free)} free, of which ${formatBytes(floor)} must stay free; retry when old results have been removed`
+      : `the appliance's disk is nearly full (${formatBytes(free)} free, ${formatBytes(floor)} must stay free); uploads are refused until space is freed`,
+  );
+
 export const busy = (retryAfterSeconds: number) =>
   new ApiError(503, 'busy', 'the job queue is full; retry later', { 'Retry-After': String(retryAfterSeconds) });
 

@@ -7,6 +7,8 @@ import path from 'node:path';
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import { ApiError, invalidParameter, payloadTooLarge } from './errors.js';
+import { InsufficientStorageError, type StorageGuard } from '../disk-space.js';
+import { UploadSlots } from './upload-slots.js';
 
 export interface UploadedFile {
   /** Where formidable wrote it, inside the request's temporary folder. */
@@ -21,17 +23,21 @@ export interface Upload {
   fields: Record<string, string[]>;
 }
 
-/** Parses a multipart body into ctx.state.upload; 413 over `maxBytes`, before reading when the length is declared. */
-export function multipartUpload(tmpRoot: string, maxBytes: number) {
+/**
+ * Parses a multipart body into ctx.state.upload; 413 over `maxBytes` and 507 when the disk would
+ * go below its free-space floor, both before reading when the length is declared (app.ts closes
+ * the connection rather than drain a large unread body), and both checked again once it is on disk.
+ * `admit` may refuse the request before its body is read (e.g. a full queue).
+ */
+export function multipartUpload(tmpRoot: string, maxBytes: number, storage?: StorageGuard, admit?: () => void) {
+  const slots = new UploadSlots();
   return async (ctx: Context, next: Next) => {
-    const declared = Number(ctx.get('content-length'));
-    if (Number.isFinite(declared) && declared > maxBytes) {
-      ctx.set('Connection', 'close');
-      throw payloadTooLarge(maxBytes);
-    }
-    if (!ctx.is('multipart')) {
-      throw invalidParameter('the request body must be multipart/form-data');
-    }
+    const declared = Number(ctx.get('content-length') || 0);
+    // Refused here, the body is not read: the error handler closes the connection if it is large.
+    if (Number.isFinite(declared) && declared > maxBytes) throw payloadTooLarge(maxBytes);
+    if (!ctx.is('multipart')) throw invalidParameter('the request body must be multipart/form-data');
+    admit?.();
+    await storage?.assertRoomFor(Number.isFinite(declared) ? declared : 0);
     const dir = path.join(tmpRoot, randomUUID());
     await fs.mkdir(dir, { recursive: true });
     try {
@@ -52,12 +58,16 @@ export function multipartUpload(tmpRoot: string, maxBytes: number) {
           keepExtensions: false,
         },
       });
+      const release = await slots.acquire();
       try {
         await parse(ctx, async () => {});
       } catch (err) {
-        throw uploadError(err as Error & { httpCode?: number }, maxBytes);
+        throw uploadError(err as Error & { httpCode?: number }, maxBytes, storage);
+      } finally {
+        release();
       }
       ctx.state.upload = collect(ctx);
+      await storage?.assertRoomFor(0); // the body is on disk now: is the floor still free?
       await next();
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
@@ -106,8 +116,15 @@ export function cleanName(name: string | null | undefined): string {
   return printable.slice(0, 200) || 'upload';
 }
 
-function uploadError(err: Error & { httpCode?: number }, maxBytes: number): Error {
-  if (err instanceof ApiError) return err;
+/** formidable's codes for too many parts (FormidableError.js): a client error, not a size one. */
+const TOO_MANY_PARTS = new Set([1007, 1015]);
+
+function uploadError(err: Error & { httpCode?: number; code?: unknown }, maxBytes: number, storage?: StorageGuard): Error {
+  if (err instanceof ApiError || err instanceof InsufficientStorageError) return err;
+  if (err.code === 'ENOSPC') return new InsufficientStorageError(0, storage?.minFreeBytes ?? 0, 0); // the disk filled up mid-upload
+  if (typeof err.code === 'number' && TOO_MANY_PARTS.has(err.code)) {
+    return invalidParameter(`too many form fields or files: ${err.message.replace(/^options\./, '')}`);
+  }
   if (err.httpCode === 413) return payloadTooLarge(maxBytes);
   return invalidParameter(`malformed multipart body: ${err.message}`);
 }

@@ -22,6 +22,8 @@ export interface JobQueueOptions {
   timeoutMs: (job: JobRecord) => number;
   /** Called once a job reached its final state (done or failed), e.g. to delete its uploads. */
   onFinished?: (id: string) => Promise<void>;
+  /** Told the duration and outcome of every run of a job (Prometheus histogram). */
+  metrics?: { observeJob(analytic: string, outcome: 'done' | 'failed' | 'retried', seconds: number): void };
 }
 
 /** The queue is full; the client should retry later. */
@@ -100,18 +102,20 @@ export class JobQueue {
 
   private schedule(id: string): void {
     void this.queue.add(() => this.process(id)).catch((err) => {
-      this.options.logger.error({ err, jobId: id }, 'job processing failed outside the analytic');
+      this.options.logger.error({ err, job_id: id }, 'job processing failed outside the analytic');
     });
   }
 
   private async process(id: string): Promise<void> {
-    const { store, pool, logger, maxAttempts } = this.options;
+    const { store, pool, maxAttempts, metrics } = this.options;
+    const logger = this.options.logger.child({ job_id: id });
     let retry = false;
     try {
       const job = store.get(id);
       if (!job || (job.state !== 'queued' && job.state !== 'processing')) return;
       if (this.stopping) return; // stays queued for the next start
       if (job.attempts >= maxAttempts) {
+        logger.warn({ attempts: job.attempts }, 'job was interrupted too often; failed');
         store.fail(id, {
           code: 'worker_crashed',
           message: `Processing was interrupted ${job.attempts} times (worker crash or service restart); giving up`,
@@ -119,22 +123,26 @@ export class JobQueue {
         return;
       }
       store.markProcessing(id, 'Processing');
+      logger.debug({ analytic: job.analytic, attempt: job.attempts + 1 }, 'job started');
       const started = Date.now();
       try {
         const outcome = await pool.run(
           { jobId: id, analytic: job.analytic, input: job.input },
-          { timeoutMs: this.options.timeoutMs(job), onProgress: (m) => store.setMessage(id, m) },
+          { timeoutMs: this.options.timeoutMs(job), onProgress: (m) => store.setMessage(id, m), logger },
         );
         store.complete(id, outcome.message, outcome.result);
-        logger.info({ jobId: id, analytic: job.analytic, ms: Date.now() - started }, 'job done');
+        metrics?.observeJob(job.analytic, 'done', (Date.now() - started) / 1000);
+        logger.info({ analytic: job.analytic, ms: Date.now() - started }, 'job done');
       } catch (err) {
-        retry = this.onJobError(job, err as Error);
+        retry = this.onJobError(job, err as Error, logger);
+        const failed = store.get(id)?.state === 'failed'; // else queued again, now or at the next start
+        metrics?.observeJob(job.analytic, failed ? 'failed' : 'retried', (Date.now() - started) / 1000);
       }
     } finally {
       if (retry) {
         this.schedule(id);
       } else {
-        await this.options.onFinished?.(id).catch((err) => logger.warn({ err, jobId: id }, 'clean-up after the job failed'));
+        await this.options.onFinished?.(id).catch((err) => logger.warn({ err }, 'clean-up after the job failed'));
         this.queuedIds.delete(id);
         this.finished.emit(id);
       }
@@ -142,30 +150,33 @@ export class JobQueue {
   }
 
   /** Records the failure; true when the job should run again. */
-  private onJobError(job: JobRecord, err: Error): boolean {
-    const { store, logger, maxAttempts } = this.options;
+  private onJobError(job: JobRecord, err: Error, logger: Logger): boolean {
+    const { store, maxAttempts } = this.options;
     const attempts = job.attempts + 1;
     if (err instanceof AnalyticError) {
-      logger.info({ jobId: job.id, code: err.code }, `job failed: ${err.message}`);
+      logger.info({ code: err.code }, `job failed: ${err.message}`);
       store.fail(job.id, { code: err.code, message: sentence(err.message) });
     } else if (err instanceof JobTimeoutError) {
-      logger.warn({ jobId: job.id }, 'job timed out');
+      logger.warn('job timed out');
       store.fail(job.id, { code: err.code, message: `Processing took too long: ${err.message}` });
     } else if (err instanceof WorkerCrashedError && this.stopping) {
+      logger.info('service stopping; job stays queued for the next start');
       store.requeue(job.id, 'Queued (service restarting)');
     } else if (err instanceof WorkerCrashedError && attempts < maxAttempts) {
-      logger.warn({ jobId: job.id, attempts }, 'worker crashed; job queued again');
+      logger.warn({ attempts }, 'worker crashed; job queued again');
       store.requeue(job.id, `Queued again after a worker crash (attempt ${attempts} of ${maxAttempts})`);
       return true;
     } else if (err instanceof WorkerCrashedError) {
+      logger.warn({ attempts }, 'worker crashed again; job failed');
       store.fail(job.id, {
         code: err.code,
         message: `The analytics worker crashed ${attempts} times on this input; giving up`,
       });
     } else if (err instanceof AnalyticCrashError) {
+      logger.warn({ code: err.code }, 'job failed with an internal error of the analytic');
       store.fail(job.id, { code: 'internal_error', message: 'The analytic failed with an internal error' });
     } else {
-      logger.error({ err, jobId: job.id }, 'unexpected job error');
+      logger.error({ err }, 'unexpected job error');
       store.fail(job.id, { code: 'internal_error', message: 'The analytic failed with an internal error' });
     }
     return false;

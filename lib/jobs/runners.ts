@@ -1,5 +1,6 @@
 // Which code runs each analytic inside a worker process. Loaded lazily so a worker pays only
 // for the analytics it is asked to run.
+import type { Logger } from 'pino';
 
 export interface AnalyticOutcome {
   /** Completion text for the task's `message`. */
@@ -10,9 +11,13 @@ export interface AnalyticOutcome {
 
 export type ProgressReporter = (message: string) => void;
 
+/** The job's logger in the worker (its lines carry the job_id and reach the service's log). */
+export type JobLogger = Logger;
+
 export type AnalyticRunner = (
   input: Record<string, unknown>,
   progress: ProgressReporter,
+  log: JobLogger,
 ) => Promise<AnalyticOutcome>;
 
 export const runners: Record<string, () => Promise<AnalyticRunner>> = {

@@ -124,6 +124,20 @@ export class JobStore {
       .run(failure.message, JSON.stringify(failure), result ? JSON.stringify(result) : null, at, id);
   }
 
+  /** Jobs by analytic and state (metrics, health). */
+  countsByState(): { analytic: string; state: JobState; count: number }[] {
+    return this.db.prepare('SELECT analytic, state, COUNT(*) AS count FROM jobs GROUP BY analytic, state').all() as {
+      analytic: string;
+      state: JobState;
+      count: number;
+    }[];
+  }
+
+  /** Throws unless the database answers a query (health check). */
+  ping(): void {
+    this.db.prepare('SELECT 1').get();
+  }
+
   close(): void {
     this.db.close();
   }

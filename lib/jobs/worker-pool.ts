@@ -29,6 +29,8 @@ export interface WorkerPoolOptions {
 export interface RunOptions {
   timeoutMs: number;
   onProgress?: (message: string) => void;
+  /** The job's logger (a child with its job_id); the pool's logger when absent. */
+  logger?: Logger;
 }
 
 /** A job failed inside the worker because of a bug (not bad input); details are in the log only. */
@@ -71,6 +73,11 @@ export class WorkerPool {
 
   get pids(): number[] {
     return [...this.workers].map((w) => w.child.pid!).filter(Boolean);
+  }
+
+  /** Worker processes running now (starting or ready). */
+  get alive(): number {
+    return [...this.workers].filter((w) => w.child.exitCode === null && w.child.signalCode === null).length;
   }
 
   run(request: Omit<WorkerRequest, 'type'>, options: RunOptions): Promise<AnalyticOutcome> {
@@ -126,6 +133,10 @@ export class WorkerPool {
   }
 
   private onReply(worker: Worker, reply: WorkerReply): void {
+    if (reply.type === 'log') {
+      this.relayLog(worker, reply.record);
+      return;
+    }
     if (reply.type === 'ready') {
       worker.ready = true;
       this.failedStarts = 0;
@@ -144,8 +155,8 @@ export class WorkerPool {
     } else if (reply.expected) {
       task.reject(new AnalyticError(reply.code, reply.message));
     } else {
-      this.options.logger.error(
-        { jobId: reply.jobId, code: reply.code, stack: reply.stack },
+      this.jobLogger(task).error(
+        { pid: worker.child.pid, code: reply.code, stack: reply.stack },
         `analytic failed unexpectedly: ${reply.message}`,
       );
       task.reject(new AnalyticCrashError(reply.code, reply.message));
@@ -158,7 +169,7 @@ export class WorkerPool {
     if (!task) return;
     this.release(worker);
     worker.ready = false; // never hand it another task: it is being killed
-    this.options.logger.warn({ jobId: task.request.jobId, pid: worker.child.pid }, 'job timed out; killing its worker');
+    this.jobLogger(task).warn({ pid: worker.child.pid }, 'job timed out; killing its worker');
     task.reject(new JobTimeoutError(`processing took longer than ${Math.round(task.options.timeoutMs / 1000)} s`));
     worker.child.kill('SIGKILL'); // onExit replaces it
   }
@@ -172,7 +183,7 @@ export class WorkerPool {
       return;
     }
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
-    this.options.logger.error({ pid: worker.child.pid, jobId: task?.request.jobId }, `worker process ended (${how})`);
+    (task ? this.jobLogger(task) : this.options.logger).error({ pid: worker.child.pid }, `worker process ended (${how})`);
     task?.reject(new WorkerCrashedError(`the analytics worker ended unexpectedly (${how})`));
     if (!worker.ready) this.failedStarts++;
     if (this.failedStarts >= MAX_FAILED_STARTS) {
@@ -182,6 +193,19 @@ export class WorkerPool {
     }
     this.restarts++;
     this.spawn();
+  }
+
+  private jobLogger(task: Task): Logger {
+    return task.options.logger ?? this.options.logger.child({ job_id: task.request.jobId });
+  }
+
+  /** A worker's log line, written by this process's logger (one stream, one format). */
+  private relayLog(worker: Worker, record: Record<string, unknown>): void {
+    const { level, msg, time: _time, pid: _pid, hostname: _host, ...fields } = record;
+    const label = this.options.logger.levels.labels[Number(level)] ?? 'info';
+    const log = this.options.logger[label as 'info'];
+    if (typeof log !== 'function') return;
+    log.call(this.options.logger, { ...fields, worker_pid: worker.child.pid }, String(msg ?? ''));
   }
 
   private release(worker: Worker): void {

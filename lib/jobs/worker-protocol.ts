@@ -9,6 +9,8 @@ export interface WorkerRequest {
 
 export type WorkerReply =
   | { type: 'ready' }
+  /** A pino log record of the worker (with its job_id binding); the pool writes it to the service's log. */
+  | { type: 'log'; record: Record<string, unknown> }
   | { type: 'progress'; jobId: string; message: string }
   | { type: 'done'; jobId: string; message: string; result: Record<string, unknown> }
   | {

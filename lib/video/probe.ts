@@ -29,10 +29,25 @@ export class MediaProbeError extends Error {
 /** Seconds ffprobe may take before the upload is judged undecodable. */
 const PROBE_TIMEOUT_MS = 15_000;
 
+/**
+ * Largest width or height taken: 8K UHD (7680x4320) fits. A 20000x20000 PNG of a few hundred
+ * bytes (a decompression bomb) would need 1.2 GB of pixels in the worker; it is refused here,
+ * from its header, before anything decodes it.
+ */
+export const MAX_FRAME_SIDE = 8192;
+
 /** Formats ffmpeg reads as single still images. */
 const IMAGE_FORMAT = /^(image2|[a-z0-9]+_pipe)$/;
 
 export async function probeMedia(file: string): Promise<MediaInfo> {
+  const info = await readMediaInfo(file);
+  if (info.width > MAX_FRAME_SIDE || info.height > MAX_FRAME_SIDE) {
+    throw new MediaProbeError(`${info.width}x${info.height} is larger than the ${MAX_FRAME_SIDE}x${MAX_FRAME_SIDE} the appliance decodes`);
+  }
+  return info;
+}
+
+async function readMediaInfo(file: string): Promise<MediaInfo> {
   // PNG and JPEG (what references and stills are) are read from their header in this process:
   // an ffprobe start costs ~80 ms of CPU on the appliance.
   const header = await readImageHeader(file);

@@ -7,7 +7,8 @@ import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
 import { loadConfig } from '../../lib/config.js';
-import { startService, type RunningService } from '../../lib/service.js';
+import { startService, type RunningService, type ServiceOptions } from '../../lib/service.js';
+import { checkResponse } from './openapi-check.js';
 
 export const USER = 'tester';
 export const PASSWORD = 'correct horse battery staple';
@@ -26,7 +27,11 @@ export interface TestService {
   stop(): Promise<void>;
 }
 
-export async function startTestService(env: Record<string, string> = {}, dataDir = tempDataDir()): Promise<TestService> {
+export async function startTestService(
+  env: Record<string, string> = {},
+  dataDir = tempDataDir(),
+  options: ServiceOptions = {},
+): Promise<TestService> {
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -42,7 +47,7 @@ export async function startTestService(env: Record<string, string> = {}, dataDir
     WORKERS: '1',
     ...env,
   });
-  const service = await startService(config, pino({ level: 'debug' }, sink));
+  const service = await startService(config, pino({ level: 'debug' }, sink), options);
   return {
     url: service.url,
     dataDir,
@@ -75,7 +80,7 @@ export async function spawnService(env: Record<string, string>): Promise<Service
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start:\n${text}`)), 20_000);
     const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(text);
+      const m = /listening on (https?:\/\/\S+)/.exec(text);
       if (m) {
         clearTimeout(timer);
         resolve(m[1]);
@@ -97,6 +102,7 @@ export function form(files: Record<string, string>, fields: Record<string, strin
   return fd;
 }
 
+/** A request with the test credentials (unless `auth` says otherwise); the response is checked against the OpenAPI document. */
 export async function api(
   url: string,
   init: RequestInit & { auth?: string | null } = {},
@@ -107,6 +113,20 @@ export async function api(
   const text = await res.text();
   let body: unknown = text;
   if ((res.headers.get('content-type') ?? '').includes('json')) body = JSON.parse(text);
+  checkResponse({ method: init.method ?? 'GET', url, status: res.status, headers: res.headers, body });
+  return { status: res.status, headers: res.headers, body };
+}
+
+/**
+ * fetch() as it is (no credentials added), for downloads such as signed result links; the
+ * response is checked against the OpenAPI document like api()'s. The body comes back as bytes.
+ */
+export async function fetchChecked(url: string, init: RequestInit = {}): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  const res = await fetch(url, init);
+  const body = Buffer.from(await res.arrayBuffer());
+  const type = res.headers.get('content-type') ?? '';
+  const parsed = type.includes('json') && body.length ? JSON.parse(body.toString('utf8')) : body.length ? body.toString('latin1') : undefined;
+  checkResponse({ method: init.method ?? 'GET', url, status: res.status, headers: res.headers, body: parsed });
   return { status: res.status, headers: res.headers, body };
 }
 

@@ -29,6 +29,7 @@ export async function acceptJob(
     throw err;
   }
   const job = deps.store.insert({ id, analytic, input: makeInput(paths, id) });
+  deps.logger.info({ job_id: id, analytic }, 'job accepted');
   deps.queue.submit(job);
   return job;
 }

@@ -1,0 +1,66 @@
+// GET /healthz: is the appliance able to take and run jobs? The service answers (up), its
+// database answers a query, at least one analytics worker runs, and DATA_DIR has more free
+// space than MIN_FREE_DISK_MB. 200 when all hold; 503 with the same body, plus the SPEC's
+// `error`, when one does not, so a monitor can read what is wrong from either.
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import type { ServiceDeps } from '../app.js';
+
+export interface HealthReport {
+  healthy: boolean;
+  service: { up: true; uptime_seconds: number };
+  database: { ok: boolean };
+  workers: { ok: boolean; alive: number; configured: number; restarts: number };
+  queue: { depth: number; limit: number };
+  disk: { ok: boolean; free_bytes: number; min_free_bytes: number };
+}
+
+export function healthRoutes(router: Router, deps: ServiceDeps): void {
+  const startedAt = Date.now();
+  router.get('/healthz', async (ctx: Context) => {
+    const { report, problems } = await checkHealth(deps, startedAt);
+    ctx.set('Cache-Control', 'no-store');
+    if (report.healthy) {
+      ctx.body = { status: 'success', health: report };
+      return;
+    }
+    ctx.status = 503;
+    ctx.body = { status: 'error', health: report, error: { code: 'unhealthy', message: problems.join('; ') } };
+  });
+}
+
+export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise<{ report: HealthReport; problems: string[] }> {
+  const problems: string[] = [];
+  let database = true;
+  try {
+    deps.store.ping();
+  } catch (err) {
+    database = false;
+    deps.logger.error({ err }, 'health check: the database does not answer');
+    problems.push('the job database does not answer');
+  }
+  const alive = deps.pool.alive;
+  if (alive === 0) problems.push('no analytics worker process is running');
+  let free = 0;
+  try {
+    free = await deps.storage.freeBytes();
+  } catch (err) {
+    deps.logger.error({ err }, 'health check: cannot read the free disk space');
+    problems.push('the free disk space of the data directory cannot be read');
+  }
+  const diskOk = free >= deps.storage.minFreeBytes;
+  if (!diskOk) problems.push(`free disk space is below MIN_FREE_DISK_MB (${mib(free)} MiB free, ${mib(deps.storage.minFreeBytes)} MiB required)`);
+  const report: HealthReport = {
+    healthy: problems.length === 0,
+    service: { up: true, uptime_seconds: Math.round((Date.now() - startedAt) / 1000) },
+    database: { ok: database },
+    workers: { ok: alive > 0, alive, configured: deps.config.workers, restarts: deps.pool.restarts },
+    queue: { depth: deps.queue.depth, limit: deps.config.queueLimit },
+    disk: { ok: diskOk, free_bytes: free, min_free_bytes: deps.storage.minFreeBytes },
+  };
+  return { report, problems };
+}
+
+function mib(bytes: number): number {
+  return Math.floor(bytes / (1024 * 1024));
+}

@@ -1,0 +1,141 @@
+// Prometheus metrics of the service (GET /metrics), on a registry of its own so that several
+// services in one process (tests) do not share counters. Gauges are read from their sources at
+// scrape time (the job store, the queue, the worker pool, the disk), so they are never stale;
+// durations are observed as they happen.
+import fs from 'node:fs';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+export type JobOutcome = 'done' | 'failed' | 'retried';
+
+/** Where the scrape-time gauges come from. */
+export interface MetricsSources {
+  /** Analytics the service runs: their job gauges are reported even at 0. */
+  analytics: string[];
+  jobCounts(): { analytic: string; state: string; count: number }[];
+  queueDepth(): number;
+  queueLimit: number;
+  workersAlive(): number;
+  workerRestarts(): number;
+  workerPids(): number[];
+  freeDiskBytes(): Promise<number>;
+}
+
+const JOB_STATES = ['queued', 'processing', 'done', 'failed'];
+/** 50 ms (a small tamper check) to 2 h (a long face log). */
+const JOB_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200];
+/** 1 ms (a GET) to a minute (a large upload). */
+const HTTP_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+export class ServiceMetrics {
+  readonly registry = new Registry();
+  private readonly jobSeconds: Histogram<'analytic' | 'outcome'>;
+  private readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
+
+  constructor(sources: MetricsSources) {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+
+    new Gauge({
+      name: 'vaa_jobs',
+      help: 'Jobs in the store by analytic and state (queued, processing, done, failed)',
+      labelNames: ['analytic', 'state'],
+      registers,
+      collect() {
+        this.reset();
+        for (const analytic of sources.analytics) for (const state of JOB_STATES) this.set({ analytic, state }, 0);
+        for (const c of sources.jobCounts()) this.set({ analytic: c.analytic, state: c.state }, c.count);
+      },
+    });
+    this.jobSeconds = new Histogram({
+      name: 'vaa_job_processing_seconds',
+      help: 'Time a worker spent on one run of a job, by analytic and outcome (retried: its worker crashed)',
+      labelNames: ['analytic', 'outcome'],
+      buckets: JOB_SECONDS_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: 'vaa_queue_depth',
+      help: 'Jobs waiting or running in the queue',
+      registers,
+      collect() {
+        this.set(sources.queueDepth());
+      },
+    });
+    new Gauge({
+      name: 'vaa_queue_limit',
+      help: 'Queue depth at which uploads are refused with 503 (QUEUE_LIMIT)',
+      registers,
+      collect() {
+        this.set(sources.queueLimit);
+      },
+    });
+    new Gauge({
+      name: 'vaa_workers_alive',
+      help: 'Analytics worker processes running',
+      registers,
+      collect() {
+        this.set(sources.workersAlive());
+      },
+    });
+    let restartsSeen = 0;
+    new Counter({
+      name: 'vaa_worker_restarts_total',
+      help: 'Worker processes replaced after a crash or a job timeout',
+      registers,
+      collect() {
+        const now = sources.workerRestarts();
+        if (now > restartsSeen) this.inc(now - restartsSeen);
+        restartsSeen = now;
+      },
+    });
+    new Gauge({
+      name: 'vaa_worker_max_resident_memory_bytes',
+      help: 'Largest resident memory among the running worker processes (Linux /proc)',
+      registers,
+      collect() {
+        this.set(Math.max(0, ...sources.workerPids().map(residentBytes)));
+      },
+    });
+    new Gauge({
+      name: 'vaa_data_dir_free_bytes',
+      help: 'Free disk space in DATA_DIR',
+      registers,
+      async collect() {
+        this.set(await sources.freeDiskBytes());
+      },
+    });
+    this.httpSeconds = new Histogram({
+      name: 'vaa_http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status, until the response was sent',
+      labelNames: ['method', 'route', 'status'],
+      buckets: HTTP_SECONDS_BUCKETS,
+      registers,
+    });
+  }
+
+  observeJob(analytic: string, outcome: JobOutcome, seconds: number): void {
+    this.jobSeconds.observe({ analytic, outcome }, seconds);
+  }
+
+  observeHttp(method: string, route: string, status: number, seconds: number): void {
+    this.httpSeconds.observe({ method, route, status: String(status) }, seconds);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+}
+
+/** VmRSS of a process in bytes; 0 when it is gone or /proc is not there. */
+export function residentBytes(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}

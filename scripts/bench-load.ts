@@ -1,0 +1,324 @@
+// `make bench`: a burst of submissions on 200 connections (autocannon) while other connections
+// poll with GETs, against the service in its own process (WORKERS=2, as deployed on 2 cores).
+// Reports accepted / rejected (503) / completed per analytic (accepted must equal completed:
+// nothing lost), GET latency p50/p99 under the load, and the peak RSS of the service and of its
+// worker processes (Linux /proc). Exits 1 when a job was lost or duplicated. The pollers run in
+// a process of their own (bench-load-poller.ts).
+//
+// Options: --connections N (200) --submissions N (400 POSTs in all) --queue-limit N (150)
+//          --pollers N (8 GET connections) --poll-rate N (200 GETs/s in all) --workers N (2)
+// Another analytic joins the burst by adding a Submission to SUBMISSIONS.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+import type { PollerOrder } from './bench-load-poller.js';
+import { spawnService } from '../test/helpers/service.js';
+import { testMedia } from '../test/helpers/media.js';
+import { multipartBody, multipartType, type Part } from './hostile-corpus/multipart.js';
+
+const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
+/** Below the service, above its workers (worker-pool.ts: +10). */
+const CLIENT_NICENESS = 5;
+/** How long the pollers run on the idle service for the baseline. */
+const IDLE_POLL_MS = 3000;
+const MiB = 1024 * 1024;
+
+/** One kind of upload in the burst: built once, sent on every turn of a connection. */
+interface Submission {
+  analytic: string;
+  /** POST path, e.g. /kamcheck. */
+  path: string;
+  parts: Part[];
+  /** Where a job of this kind is polled. */
+  taskPath: (jobId: string) => string;
+}
+
+function submissions(): Submission[] {
+  const media = testMedia();
+  return [
+    {
+      analytic: 'kamcheck',
+      path: '/kamcheck',
+      parts: [
+        { name: 'video', filename: 'clip.mp4', type: 'video/mp4', data: fs.readFileSync(media.clip) },
+        { name: 'image', filename: 'reference.png', type: 'image/png', data: fs.readFileSync(media.reference) },
+      ],
+      taskPath: (id) => `/kamcheck/${id}`,
+    },
+    // Face logs join here, e.g. { analytic: 'face_log', path: '/face_log', parts: [video], taskPath: (id) => `/face_log/${id}` }.
+  ];
+}
+
+interface Options {
+  connections: number;
+  submissions: number;
+  queueLimit: number;
+  pollers: number;
+  pollRate: number;
+  workers: number;
+}
+
+function options(): Options {
+  const args = process.argv.slice(2);
+  const get = (name: string, fallback: number) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? Number(args[i + 1]) : fallback;
+  };
+  return {
+    connections: get('connections', 200),
+    submissions: get('submissions', 400),
+    queueLimit: get('queue-limit', 150),
+    pollers: get('pollers', 8),
+    pollRate: get('poll-rate', 200),
+    workers: get('workers', 2),
+  };
+}
+
+interface Tally {
+  accepted: string[];
+  rejected: number;
+  other: Record<string, number>;
+}
+
+async function main(): Promise<void> {
+  const o = options();
+  const kinds = submissions();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
+  const service = await spawnService({
+    DATA_DIR: path.join(dir, 'data'),
+    AUTH_CREDENTIALS: 'bench:bench',
+    WORKERS: String(o.workers),
+    QUEUE_LIMIT: String(o.queueLimit),
+    KAMCHECK_WAIT_MS: '0', // answer every POST at once: the burst measures admission, not analysis
+    MIN_FREE_DISK_MB: '1',
+  });
+  const memory = new MemorySampler(service.child.pid!);
+  // The submitting clients would be on other machines: here they run below the service's CPU
+  // priority (and above its workers'), the pollers at the service's.
+  os.setPriority(Math.min(19, os.getPriority() + CLIENT_NICENESS));
+  try {
+    const tallies = new Map<string, Tally>(kinds.map((k) => [k.analytic, { accepted: [], rejected: 0, other: {} }]));
+
+    // Pollers: each analytic's history list and one of its tasks, over and over, until every job
+    // finished (bench-load-poller.ts, in a process of its own).
+    const pollPaths: string[] = [];
+    for (const kind of kinds) {
+      const seed = await submitOne(service.url, kind);
+      pollPaths.push(`/${kind.analytic === 'face_log' ? 'face_detect' : kind.analytic}`, kind.taskPath(seed));
+    }
+    const order = { url: service.url, authorization: AUTH, connections: o.pollers, rate: o.pollRate, paths: pollPaths };
+    const phases: { name: string; result: Result }[] = [];
+    // The baseline: the same GETs on the idle service (and whatever else the machine runs).
+    let poller = await startPoller(order);
+    await new Promise((r) => setTimeout(r, IDLE_POLL_MS));
+    phases.push({ name: 'idle service (baseline)', result: await poller.stop() });
+    poller = await startPoller(order);
+
+    const burstStart = Date.now();
+    const burst = await autocannon({
+      url: service.url,
+      connections: o.connections,
+      amount: o.submissions,
+      timeout: 60,
+      requests: kinds.map((kind) => {
+        const body = multipartBody(kind.parts);
+        return {
+          method: 'POST',
+          path: kind.path,
+          headers: { authorization: AUTH, 'content-type': multipartType() },
+          body,
+          onResponse: (status: number, text: string) => {
+            const tally = tallies.get(kind.analytic)!;
+            if (status === 200) tally.accepted.push(JSON.parse(text).task.job_id as string);
+            else if (status === 503) tally.rejected++;
+            else tally.other[status] = (tally.other[status] ?? 0) + 1;
+          },
+        };
+      }),
+    });
+    const burstSeconds = (Date.now() - burstStart) / 1000;
+    phases.push({ name: `during the burst (${burstSeconds.toFixed(1)} s)`, result: await poller.stop() });
+    poller = await startPoller(order);
+
+    // Every accepted job must finish, once.
+    const completed = new Map<string, number>();
+    const failed = new Map<string, number>();
+    for (const kind of kinds) {
+      const ids = tallies.get(kind.analytic)!.accepted;
+      const done = await waitAll(service.url, ids.map(kind.taskPath));
+      completed.set(kind.analytic, done.complete);
+      failed.set(kind.analytic, done.failed);
+    }
+    const drainSeconds = (Date.now() - burstStart) / 1000;
+    phases.push({ name: `while the queue drains (${(drainSeconds - burstSeconds).toFixed(1)} s)`, result: await poller.stop() });
+    memory.stop();
+    const jobsInStore = await storeCounts(service.url);
+
+    console.log(`\nLoad: ${o.submissions} submissions on ${o.connections} connections; ${o.pollers} connections polling at ${o.pollRate} GETs/s; WORKERS=${o.workers}, QUEUE_LIMIT=${o.queueLimit}`);
+    console.log('| analytic | accepted | rejected (503) | other | completed | failed | lost | in store (done+failed) |');
+    console.log('|---|---|---|---|---|---|---|---|');
+    let lost = 0;
+    for (const kind of kinds) {
+      const t = tallies.get(kind.analytic)!;
+      const unique = new Set(t.accepted).size;
+      const missing = t.accepted.length - completed.get(kind.analytic)! + (t.accepted.length - unique);
+      lost += missing;
+      // Less the one job submitted before the burst for the pollers to read.
+      const stored = (jobsInStore.get(`${kind.analytic}/done`) ?? 0) + (jobsInStore.get(`${kind.analytic}/failed`) ?? 0) - 1;
+      if (stored !== t.accepted.length) lost += Math.abs(stored - t.accepted.length);
+      console.log(
+        `| ${kind.analytic} | ${t.accepted.length} | ${t.rejected} | ${JSON.stringify(t.other)} | ${completed.get(kind.analytic)} | ${failed.get(kind.analytic)} | ${missing} | ${stored} |`,
+      );
+    }
+    console.log(`\nBurst answered in ${burstSeconds.toFixed(1)} s (POST p50 ${burst.latency.p50} ms, p99 ${burst.latency.p99} ms, errors ${burst.errors}, timeouts ${burst.timeouts}); all accepted jobs finished after ${drainSeconds.toFixed(1)} s`);
+    console.log('| GETs | phase | GET p50 ms | GET p99 ms | GET max ms |');
+    console.log('|---|---|---|---|---|');
+    for (const { name, result } of phases) {
+      console.log(`| ${result.requests.total} | ${name} | ${result.latency.p50} | ${result.latency.p99} | ${result.latency.max} |`);
+    }
+    console.log(`\nPeak RSS: service ${(memory.servicePeak() / MiB).toFixed(0)} MiB, largest worker ${(memory.workerPeak / MiB).toFixed(0)} MiB`);
+    if (lost > 0 || burst.errors > 0) {
+      console.error(`FAIL: ${lost} jobs lost or duplicated, ${burst.errors} connection errors`);
+      process.exitCode = 1;
+    }
+  } finally {
+    memory.stop();
+    service.child.kill('SIGTERM');
+    await service.exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function startPoller(order: PollerOrder): Promise<{ stop(): Promise<Result> }> {
+  const child = fork(fileURLToPath(new URL('./bench-load-poller.js', import.meta.url)), [], { stdio: 'inherit' });
+  try {
+    os.setPriority(child.pid!, Math.max(-20, os.getPriority() - CLIENT_NICENESS)); // back to the service's priority
+  } catch {
+    /* lowering a niceness needs privileges: then the pollers share the submitters' priority */
+  }
+  const result = new Promise<Result>((resolve, reject) => {
+    child.on('message', (m) => {
+      if (m !== 'started') resolve(m as Result);
+    });
+    child.once('exit', (code) => reject(new Error(`the poller ended (${code}) without a result`)));
+  });
+  result.catch(() => {});
+  await new Promise<void>((resolve) => {
+    child.once('message', () => resolve());
+    child.send(order);
+  });
+  return {
+    stop: () => {
+      child.send('stop');
+      return result;
+    },
+  };
+}
+
+/** One job of this kind before the burst (its task is what the pollers read), finished. */
+async function submitOne(url: string, kind: Submission): Promise<string> {
+  const res = await fetch(`${url}${kind.path}`, {
+    method: 'POST',
+    headers: { authorization: AUTH, 'content-type': multipartType() },
+    body: new Uint8Array(multipartBody(kind.parts)),
+  });
+  const id = ((await res.json()) as { task: { job_id: string } }).task.job_id;
+  await waitAll(url, [kind.taskPath(id)]);
+  return id;
+}
+
+/** Polls every task until complete; 8 requests in flight. */
+async function waitAll(url: string, paths: string[]): Promise<{ complete: number; failed: number }> {
+  let complete = 0;
+  let failed = 0;
+  let next = 0;
+  const deadline = Date.now() + 20 * 60_000;
+  const worker = async () => {
+    while (next < paths.length) {
+      const p = paths[next++];
+      for (;;) {
+        const res = await fetch(`${url}${p}`, { headers: { authorization: AUTH } });
+        const body = (await res.json()) as { task?: { complete: boolean; success?: boolean } };
+        if (body.task?.complete) {
+          complete++;
+          if (!body.task.success) failed++;
+          break;
+        }
+        if (Date.now() > deadline) return;
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+  return { complete, failed };
+}
+
+/** `vaa_jobs{analytic,state}` from /metrics: what the store holds, by analytic/state. */
+async function storeCounts(url: string): Promise<Map<string, number>> {
+  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: AUTH } })).text();
+  const counts = new Map<string, number>();
+  for (const m of text.matchAll(/^vaa_jobs\{analytic="([^"]+)",state="([^"]+)"\} (\d+)$/gm)) counts.set(`${m[1]}/${m[2]}`, Number(m[3]));
+  return counts;
+}
+
+/** Peak resident memory of the service (its VmHWM) and of its worker processes (sampled, and their VmHWM). */
+class MemorySampler {
+  workerPeak = 0;
+  private lastServiceHwm = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly pid: number) {
+    this.timer = setInterval(() => this.sample(), 200);
+    this.timer.unref();
+  }
+
+  servicePeak(): number {
+    return Math.max(this.lastServiceHwm, status(this.pid, 'VmHWM'));
+  }
+
+  stop(): void {
+    if (this.timer) this.sample();
+    clearInterval(this.timer);
+  }
+
+  private sample(): void {
+    this.lastServiceHwm = Math.max(this.lastServiceHwm, status(this.pid, 'VmHWM'));
+    for (const child of children(this.pid)) {
+      if (!cmdline(child).includes('worker-process')) continue;
+      this.workerPeak = Math.max(this.workerPeak, status(child, 'VmHWM'), status(child, 'VmRSS'));
+    }
+  }
+}
+
+function status(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
+
+function children(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

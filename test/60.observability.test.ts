@@ -1,0 +1,171 @@
+// GET /healthz, GET /metrics and the job_id on every log line about a job.
+import { expect } from 'chai';
+import { api, form, startTestService, waitComplete, type TestService } from './helpers/service.js';
+import { testMedia, type TestMedia } from './helpers/media.js';
+
+const MiB = 1024 * 1024;
+
+/** `name{labels} value` lines of the Prometheus text format, keyed by `name{labels}`. */
+function parseMetrics(text: string): Map<string, number> {
+  const values = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const at = line.lastIndexOf(' ');
+    values.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return values;
+}
+
+async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('observability: health, metrics, logs', function () {
+  this.timeout(60_000);
+  let media: TestMedia;
+  let svc: TestService | undefined;
+  before(() => {
+    media = testMedia();
+  });
+  afterEach(async () => {
+    await svc?.stop();
+    svc = undefined;
+  });
+
+  it('GET /healthz answers 200 with the database, workers, queue and free disk', async () => {
+    svc = await startTestService({ WORKERS: '2', MIN_FREE_DISK_MB: '1' });
+    const res = await api(`${svc.url}/healthz`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('cache-control')).to.equal('no-store');
+    const h = res.body.health;
+    expect(res.body.status).to.equal('success');
+    expect(h.healthy).to.equal(true);
+    expect(h.service.up).to.equal(true);
+    expect(h.database).to.deep.equal({ ok: true });
+    expect(h.workers).to.deep.include({ ok: true, alive: 2, configured: 2, restarts: 0 });
+    expect(h.queue).to.deep.equal({ depth: 0, limit: 500 });
+    expect(h.disk.ok).to.equal(true);
+    expect(h.disk.min_free_bytes).to.equal(1 * MiB);
+    expect(h.disk.free_bytes).to.be.above(h.disk.min_free_bytes);
+    expect((await api(`${svc.url}/healthz`, { auth: null })).status).to.equal(401);
+  });
+
+  it('GET /healthz answers 503 with the same body and a reason when the disk is below the floor or the database is gone', async () => {
+    let free = 50 * MiB;
+    svc = await startTestService({ MIN_FREE_DISK_MB: '100' }, undefined, { diskSpace: async () => free });
+    const low = await api(`${svc.url}/healthz`);
+    expect(low.status).to.equal(503);
+    expect(low.body.status).to.equal('error');
+    expect(low.body.error.code).to.equal('unhealthy');
+    expect(low.body.error.message).to.match(/MIN_FREE_DISK_MB \(50 MiB free, 100 MiB required\)/);
+    expect(low.body.health).to.deep.include({ healthy: false });
+    expect(low.body.health.disk).to.deep.equal({ ok: false, free_bytes: 50 * MiB, min_free_bytes: 100 * MiB });
+    expect(low.body.health.database.ok).to.equal(true);
+
+    free = 500 * MiB;
+    expect((await api(`${svc.url}/healthz`)).status).to.equal(200);
+
+    svc.service.store.close(); // the database is gone
+    const noDb = await api(`${svc.url}/healthz`);
+    expect(noDb.status).to.equal(503);
+    expect(noDb.body.health.database.ok).to.equal(false);
+    expect(noDb.body.error.message).to.contain('database');
+  });
+
+  it('GET /metrics serves jobs by analytic and state, processing times, queue depth, worker restarts and HTTP durations', async () => {
+    svc = await startTestService({ KAMCHECK_WAIT_MS: '20000' });
+    const done = await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
+    expect(done.body.task.success).to.equal(true);
+    await api(`${svc.url}/kamcheck/${done.body.task.job_id}`);
+    await api(`${svc.url}/kamcheck`, { auth: null }); // a 401
+
+    // A killed worker is replaced and counted.
+    const [worker] = svc.service.pool.pids;
+    process.kill(worker, 'SIGKILL');
+    await until('the worker to be replaced', () => svc!.service.pool.restarts === 1 && svc!.service.pool.alive === 1);
+
+    const res = await api(`${svc.url}/metrics`);
+    expect(res.status).to.equal(200);
+    expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
+    const m = parseMetrics(res.body);
+    expect(m.get('vaa_jobs{analytic="kamcheck",state="done"}')).to.equal(1);
+    expect(m.get('vaa_jobs{analytic="kamcheck",state="failed"}')).to.equal(0);
+    expect(m.get('vaa_jobs{analytic="face_log",state="queued"}')).to.equal(0);
+    expect(m.get('vaa_job_processing_seconds_count{analytic="kamcheck",outcome="done"}')).to.equal(1);
+    expect(m.get('vaa_job_processing_seconds_sum{analytic="kamcheck",outcome="done"}')).to.be.above(0);
+    expect(m.get('vaa_queue_depth')).to.equal(0);
+    expect(m.get('vaa_queue_limit')).to.equal(500);
+    expect(m.get('vaa_workers_alive')).to.equal(1);
+    expect(m.get('vaa_worker_restarts_total')).to.equal(1);
+    expect(m.get('vaa_worker_max_resident_memory_bytes')).to.be.above(10 * MiB);
+    expect(m.get('vaa_data_dir_free_bytes')).to.be.above(0);
+    expect(m.get('vaa_http_request_duration_seconds_count{method="POST",route="/kamcheck",status="200"}')).to.equal(1);
+    expect(m.get('vaa_http_request_duration_seconds_count{method="GET",route="/kamcheck/:jobId",status="200"}')).to.equal(1);
+    expect(m.get('vaa_http_request_duration_seconds_count{method="GET",route="/kamcheck",status="401"}')).to.equal(1);
+    expect(m.get('process_resident_memory_bytes')).to.be.above(10 * MiB);
+
+    // Counters only grow; unknown paths share one route label.
+    await api(`${svc.url}/no/such/${'x'.repeat(50)}`);
+    const again = parseMetrics((await api(`${svc.url}/metrics`)).body);
+    expect(again.get('vaa_worker_restarts_total')).to.equal(1);
+    expect(again.get('vaa_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).to.equal(1);
+    expect((await api(`${svc.url}/metrics`, { auth: null })).status).to.equal(401);
+  });
+
+  it('puts the job_id on every log line about a job: HTTP, queue, worker pool and worker process', async () => {
+    const level = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'debug'; // the worker processes (and their replacements) inherit it
+    try {
+      await logJobs();
+    } finally {
+      if (level === undefined) delete process.env.LOG_LEVEL;
+      else process.env.LOG_LEVEL = level;
+    }
+  });
+
+  async function logJobs(): Promise<void> {
+    svc = await startTestService({ KAMCHECK_WAIT_MS: '0' });
+    const ok = await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
+    const okId = ok.body.task.job_id;
+    await waitComplete(`${svc.url}/kamcheck/${okId}`);
+
+    // A job whose worker dies under it: the pool's and the queue's lines carry its id too.
+    const slow = await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clipHd, image: media.referenceHd }) });
+    const slowId = slow.body.task.job_id;
+    await until('the job to start', async () => (await api(`${svc!.url}/kamcheck/${slowId}`)).body.task.message !== 'Queued');
+    process.kill(svc.service.pool.pids[0], 'SIGKILL');
+    await waitComplete(`${svc.url}/kamcheck/${slowId}`, 60_000);
+
+    for (const id of [okId, slowId]) {
+      const about = svc.logs.filter((line) => JSON.stringify(line).includes(id));
+      expect(about.length, `log lines about ${id}`).to.be.at.least(3);
+      for (const line of about) expect(line.job_id, JSON.stringify(line)).to.equal(id);
+      const messages = about.map((l) => l.msg);
+      expect(messages).to.include('job accepted');
+      expect(messages).to.include('job done');
+      // Relayed from inside the worker process.
+      expect(about.some((l) => l.msg === 'worker finished the job' && typeof l.worker_pid === 'number')).to.equal(true);
+    }
+    const slowLines = svc.logs.filter((l) => l.job_id === slowId).map((l) => l.msg);
+    expect(slowLines).to.include('worker process ended (signal SIGKILL)');
+    expect(slowLines).to.include('worker crashed; job queued again');
+    expect(JSON.stringify(svc.logs)).to.not.contain('correct horse');
+  }
+
+  it('answers a method a path does not serve with 405 method_not_allowed and Allow', async () => {
+    svc = await startTestService();
+    const del = await api(`${svc.url}/kamcheck`, { method: 'DELETE' });
+    expect(del.status).to.equal(405);
+    expect(del.body.error.code).to.equal('method_not_allowed');
+    expect(del.headers.get('allow')).to.contain('POST').and.contain('GET');
+    const get = await api(`${svc.url}/face_log`);
+    expect(get.status).to.equal(405);
+    expect(get.headers.get('allow')).to.equal('POST');
+  });
+});
