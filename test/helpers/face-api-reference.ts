@@ -29,17 +29,8 @@ interface Net {
   loadFromWeightMap(map: Record<string, Tensor>): void;
 }
 
-export interface Point {
-  x: number;
-  y: number;
-}
-
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
+export type { Box, Point } from '../../lib/facelog/types.js';
+import type { Box, Point } from '../../lib/facelog/types.js';
 
 /** One face as face-api's pipeline sees it, from a given detection box on. */
 export interface ReferenceFace {
