@@ -19,7 +19,8 @@ import { probeMedia } from '../lib/video/probe.js';
 import { runFaceLog, XML_FILE } from '../lib/facelog/run.js';
 import { generateFacelogSet } from './facelog-fixtures/generate.js';
 import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth } from './facelog-fixtures/truth.js';
-import { scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
+import { combineScores, scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
+import { iou } from '../lib/facelog/geometry.js';
 
 interface VideoOutcome {
   resolution: string;
@@ -73,12 +74,6 @@ function faceCoverage(truth: FacelogTruth, xmlFile: string): { big: number; trac
   return { big, tracked };
 }
 
-function iou(a: { x: number; y: number; width: number; height: number }, b: typeof a): number {
-  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
-  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
-  return w <= 0 || h <= 0 ? 0 : (w * h) / (a.width * a.height + b.width * b.height - w * h);
-}
-
 async function main() {
   const { dir, seed, limit } = parseArgs(process.argv.slice(2));
   let manifest = readFacelogManifest(dir);
@@ -123,20 +118,9 @@ function printTable(outcomes: VideoOutcome[]) {
   console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | fps | x real time | time / plain decode |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [res, list] of [...byRes.entries()].sort((a, b) => parseInt(a[0]) - parseInt(b[0]))) {
-    const truth = list.flatMap((o) => o.truth.appearances);
-    const sightings = list.flatMap((o) => o.sightings);
-    // Scored per video (frame numbers are per video), then summed.
-    const scores = list.map((o) => scoreSightings(o.truth, o.sightings));
-    const sum = (f: (s: (typeof scores)[number]) => number) => scores.reduce((n, s) => n + f(s), 0);
-    const matched = sum((s) => s.matched);
-    const precision = sightings.length ? matched / sightings.length : 1;
-    const recall = truth.length ? matched / truth.length : 1;
-    const f1 = precision + recall ? (2 * precision * recall) / (precision + recall) : 0;
-    const dup = truth.length ? sum((s) => s.duplicates) / truth.length : 0;
-    const g = (k: 'male' | 'female') => {
-      const c = sum((s) => s.gender[k].classified);
-      return `${pct(c ? sum((s) => s.gender[k].correct) / c : null)} (${c})`;
-    };
+    // Scored per video (frame numbers are per video), then pooled.
+    const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
+    const g = (k: 'male' | 'female') => `${pct(total.gender[k].accuracy)} (${total.gender[k].classified})`;
     const frames = list.reduce((n, o) => n + o.frames, 0);
     const processS = list.reduce((n, o) => n + o.processMs, 0) / 1000;
     const decodeS = list.reduce((n, o) => n + o.decodeMs, 0) / 1000;
@@ -144,7 +128,7 @@ function printTable(outcomes: VideoOutcome[]) {
     const big = list.reduce((n, o) => n + o.facesBig, 0);
     const tracked = list.reduce((n, o) => n + o.facesTracked, 0);
     console.log(
-      `| ${res} | ${list.length} | ${truth.length} | ${pct(precision)} | ${pct(recall)} | ${f1.toFixed(3)} | ${pct(dup)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${fps.toFixed(1)} | ${(fps / (list[0].fps || 25)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
+      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${fps.toFixed(1)} | ${(fps / (list[0].fps || 25)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
     );
   }
 }

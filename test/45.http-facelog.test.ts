@@ -10,6 +10,7 @@ import { api, form, startTestService, waitComplete, type TestService } from './h
 import { readFacelogManifest, readTruth, DEFAULT_FACELOG_FIXTURE_DIR, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
 import { scoreSightings } from '../scripts/facelog-fixtures/score.js';
 import { readImageHeader } from '../lib/video/image-header.js';
+import { iou } from '../lib/facelog/geometry.js';
 
 const FIXTURES = DEFAULT_FACELOG_FIXTURE_DIR;
 const manifest = readFacelogManifest(FIXTURES);
@@ -68,13 +69,6 @@ function parseXml(text: string) {
   const tracks = list(root.tracks?.track).map((t: any) => ({ number: Number(t['@number']), sighting: t['@sighting_id'], thumbnail: t['@thumbnail'] }));
   const sightings = list(root.sightings?.sighting).map((s: any) => ({ id: s['@id'], tracks: list(s.track).map((t: any) => Number(t['@number'])) }));
   return { root, faces, tracks, sightings };
-}
-
-function iou(a: { x: number; y: number; width: number; height: number }, b: typeof a): number {
-  const w = Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x);
-  const h = Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y);
-  if (w <= 0 || h <= 0) return 0;
-  return (w * h) / (a.width * a.height + b.width * b.height - w * h);
 }
 
 function expectCompleteFaceLog(task: Task, truth: FacelogTruth, inputName: string) {
