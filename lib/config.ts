@@ -43,7 +43,8 @@ export interface Config {
   jobMaxAttempts: number;
   /**
    * Free space DATA_DIR must keep: uploads that would go below it answer 507. 1 GiB leaves room
-   * for the results of the jobs already accepted and for SQLite's WAL.
+   * for the results of the jobs already accepted and for SQLite's WAL. Running face logs are
+   * stopped (`insufficient_storage`) below a quarter of it (lib/disk-space.ts); 0 turns both off.
    * @defaultValue 1 GiB (`MIN_FREE_DISK_MB`, in MiB)
    */
   minFreeDiskBytes: number;

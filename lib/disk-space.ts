@@ -1,7 +1,15 @@
-// Free space in DATA_DIR, and the floor that keeps the appliance from filling its disk: uploads
-// that would take it below MIN_FREE_DISK_MB are refused (507) before and after their body is
-// read. The probe is injectable so tests can simulate a full disk without filling one.
+// Free space in DATA_DIR, and the floors that keep the appliance from filling its disk:
+// - uploads that would take it below MIN_FREE_DISK_MB are refused (507) before and after their
+//   body is read; that floor is the room left for the results of the jobs already accepted;
+// - running jobs that write result files are stopped, failed with `insufficient_storage`, when
+//   free space falls below a quarter of it (the job queue checks every second, and before a job
+//   starts): something is filling the disk faster than results should, and the last quarter is
+//   kept for the job database, its WAL and the system;
+// - a write that fails with ENOSPC anyway (the floor is 0, or the disk filled within a second)
+//   fails its job the same way (`diskFullError`).
+// The probe is injectable so tests can simulate a full disk without filling one.
 import fs from 'node:fs/promises';
+import { DiskFullError } from './jobs/errors.js';
 
 /** Bytes an unprivileged process may still write on the file system that holds `dir`. */
 export type DiskSpaceProbe = (dir: string) => Promise<number>;
@@ -10,6 +18,22 @@ export const statfsFreeBytes: DiskSpaceProbe = async (dir) => {
   const s = await fs.statfs(dir);
   return s.bavail * s.bsize;
 };
+
+/** Running jobs stop below MIN_FREE_DISK_MB divided by this (256 MiB of the default 1 GiB). */
+export const RUNNING_JOB_FLOOR_DIVISOR = 4;
+
+/**
+ * How long /healthz keeps reporting a job that ran out of disk space (unless a job has written
+ * its results since): the partial results are removed at once, so free space looks fine again
+ * right after, and a monitor polling every few minutes must still see that the disk was full.
+ */
+export const OUT_OF_SPACE_REPORT_MS = 10 * 60 * 1000;
+
+/**
+ * Less free than this right after a write failed means the disk was full: a writer fails when it
+ * cannot get one more block (ffmpeg writes 32 KiB at a time).
+ */
+const FULL_DISK_BYTES = 1024 * 1024;
 
 /** Accepting more data would leave less than the configured floor free. */
 export class InsufficientStorageError extends Error {
@@ -24,12 +48,26 @@ export class InsufficientStorageError extends Error {
   }
 }
 
+/** A job that ran out of disk space, for /healthz. */
+export interface OutOfSpaceEvent {
+  jobId: string;
+  at: number;
+}
+
 export class StorageGuard {
+  /** The last job that ran out of disk space, until a job writes its results again. */
+  private outOfSpace: OutOfSpaceEvent | null = null;
+
   constructor(
     private readonly dir: string,
     readonly minFreeBytes: number,
     private readonly probe: DiskSpaceProbe = statfsFreeBytes,
   ) {}
+
+  /** Below this, running jobs that write result files are stopped (0 when MIN_FREE_DISK_MB is 0). */
+  get runningJobFloorBytes(): number {
+    return Math.floor(this.minFreeBytes / RUNNING_JOB_FLOOR_DIVISOR);
+  }
 
   freeBytes(): Promise<number> {
     return this.probe(this.dir);
@@ -40,4 +78,75 @@ export class StorageGuard {
     const free = await this.freeBytes();
     if (free - incomingBytes < this.minFreeBytes) throw new InsufficientStorageError(free, this.minFreeBytes, incomingBytes);
   }
+
+  /**
+   * A DiskFullError when free space is below the running-job floor, else null: checked before a
+   * job that writes results starts, and every second while it runs.
+   */
+  async runningJobCheck(): Promise<DiskFullError | null> {
+    const floor = this.runningJobFloorBytes;
+    if (floor === 0) return null;
+    const free = await this.freeBytes();
+    if (free >= floor) return null;
+    return new DiskFullError(
+      `the disk of the appliance is nearly full (${mib(free)} MiB free, ${mib(floor)} MiB are kept free while jobs run); ` +
+        'the job was stopped and its partial results removed. Submit it again when space has been freed',
+    );
+  }
+
+  /** A job failed with a DiskFullError. */
+  recordOutOfSpace(jobId: string, at = Date.now()): void {
+    this.outOfSpace = { jobId, at };
+  }
+
+  /** A job wrote its results: the disk holds results again. */
+  recordResultsWritten(): void {
+    this.outOfSpace = null;
+  }
+
+  /** The job that ran out of space within OUT_OF_SPACE_REPORT_MS, if no job has written results since. */
+  recentOutOfSpace(now = Date.now()): OutOfSpaceEvent | null {
+    if (this.outOfSpace && now - this.outOfSpace.at > OUT_OF_SPACE_REPORT_MS) this.outOfSpace = null;
+    return this.outOfSpace;
+  }
+}
+
+/**
+ * The DiskFullError that explains `err`, or null: the error (or its cause) is ENOSPC, or says
+ * "No space left on device" (the strerror text by which ffmpeg and OpenCV report it), or, when
+ * `dir` is given, its file system has less than FULL_DISK_BYTES left. The last matters for
+ * ffmpeg: when it dies of a full disk, the encoder's caller sees only EPIPE on the pipe, so the
+ * disk is asked right after the failure, before the partial results are removed.
+ */
+export async function diskFullError(err: unknown, dir?: string): Promise<DiskFullError | null> {
+  if (err instanceof DiskFullError) return err;
+  if (saysNoSpace(err)) return writeFailed(err);
+  if (!dir) return null;
+  try {
+    if ((await statfsFreeBytes(dir)) < FULL_DISK_BYTES) return writeFailed(err);
+  } catch {
+    // the folder is gone or unreadable: no evidence either way
+  }
+  return null;
+}
+
+/** Synchronous part of diskFullError: what the error itself says. */
+export function saysNoSpace(err: unknown): boolean {
+  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e.code === 'ENOSPC' || e.code === 'SQLITE_FULL') return true;
+    if (typeof e.message === 'string' && /no space left on device/i.test(e.message)) return true;
+  }
+  return false;
+}
+
+function writeFailed(cause: unknown): DiskFullError {
+  return new DiskFullError(
+    'the disk of the appliance is full: the results could not be written (no space left on device); ' +
+      'the job was stopped and its partial results removed. Submit it again when space has been freed',
+    { cause },
+  );
+}
+
+function mib(bytes: number): number {
+  return Math.floor(bytes / (1024 * 1024));
 }

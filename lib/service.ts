@@ -56,6 +56,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   fs.mkdirSync(tmpDir, { recursive: true });
   fs.mkdirSync(jobsDir, { recursive: true });
   fs.mkdirSync(resultsDir, { recursive: true });
+  removePartialResults(resultsDir); // no job runs yet: any `.partial` folder is a left-over
 
   const credentials = resolveCredentials(config);
   const store = new JobStore(path.join(config.dataDir, 'jobs.sqlite'));
@@ -82,7 +83,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     limit: config.queueLimit,
     maxAttempts: config.jobMaxAttempts,
     timeoutMs: (job) => jobTimeoutMs(config, job),
-    onFinished: (id) => removeUploads(jobsDir, id),
+    onFinished: (id) => removeJobFiles(jobsDir, resultsDir, id),
+    storage,
     metrics,
   });
   const resumed = queue.resume();
@@ -132,11 +134,21 @@ export async function startService(config: Config, logger: Logger, options: Serv
 /**
  * A finished job needs its uploads no more (results, if any, live beside them): deleting them
  * keeps the disk from filling with clips. The job's folder goes too when nothing else is in it.
+ * Partial results go as well: the face log removes its own when its frame loop fails, but not
+ * when a later write fails (a thumbnail on a full disk) or its worker was killed (crash, time
+ * limit, a disk-full stop that did not end in time).
  */
-async function removeUploads(jobsDir: string, id: string): Promise<void> {
+async function removeJobFiles(jobsDir: string, resultsDir: string, id: string): Promise<void> {
   const dir = path.join(jobsDir, id);
   await fs.promises.rm(path.join(dir, 'input'), { recursive: true, force: true });
   if (fs.existsSync(dir) && fs.readdirSync(dir).length === 0) await fs.promises.rmdir(dir);
+  await fs.promises.rm(path.join(resultsDir, `${id}.partial`), { recursive: true, force: true });
+}
+
+function removePartialResults(resultsDir: string): void {
+  for (const name of fs.readdirSync(resultsDir)) {
+    if (name.endsWith('.partial')) fs.rmSync(path.join(resultsDir, name), { recursive: true, force: true });
+  }
 }
 
 /** Job folders without a record: a crash hit between moving the upload and writing the record. */

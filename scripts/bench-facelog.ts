@@ -1,6 +1,6 @@
 // Accuracy and speed of the face log on the generated bench set (exact ground truth).
 //
-//   node build/scripts/bench-facelog.js [fixture dir] [--seed N] [--limit N]
+//   node build/scripts/bench-facelog.js [fixture dir] [--seed N] [--limit N] [--only PATTERN]
 //
 // Generates the bench set first when its manifest is missing. Runs each video through the whole
 // face log (detector, tracker, sightings, gender, overlay, XML, thumbnails) as a worker would, one
@@ -32,18 +32,21 @@ interface VideoOutcome {
   sightings: PredictedSighting[];
   facesBig: number;
   facesTracked: number;
+  detectorTiles: number;
 }
 
 function parseArgs(argv: string[]) {
   let dir = DEFAULT_FACELOG_BENCH_DIR;
   let seed: number | undefined;
   let limit = Infinity;
+  let only: RegExp | undefined;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--seed') seed = Number(argv[++i]);
     else if (argv[i] === '--limit') limit = Number(argv[++i]);
+    else if (argv[i] === '--only') only = new RegExp(argv[++i]);
     else dir = argv[i];
   }
-  return { dir, seed, limit };
+  return { dir, seed, limit, only };
 }
 
 async function decodeMs(file: string, width: number, height: number): Promise<number> {
@@ -75,7 +78,7 @@ function faceCoverage(truth: FacelogTruth, xmlFile: string): { big: number; trac
 }
 
 async function main() {
-  const { dir, seed, limit } = parseArgs(process.argv.slice(2));
+  const { dir, seed, limit, only } = parseArgs(process.argv.slice(2));
   let manifest = readFacelogManifest(dir);
   if (!manifest || (seed !== undefined && manifest.seed !== seed)) {
     console.log(`generating the face-log bench set in ${dir} ...`);
@@ -83,7 +86,7 @@ async function main() {
   }
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-facelog-'));
   const outcomes: VideoOutcome[] = [];
-  const videos = manifest.videos.filter((v) => v.file.endsWith('.mp4')).slice(0, limit);
+  const videos = manifest.videos.filter((v) => v.file.endsWith('.mp4') && (!only || only.test(v.file))).slice(0, limit);
   for (const [i, v] of videos.entries()) {
     const file = path.join(dir, v.file);
     const truth = readTruth(path.join(dir, v.truth));
@@ -99,11 +102,11 @@ async function main() {
     const processMs = performance.now() - t0;
     const coverage = faceCoverage(truth, path.join(out, XML_FILE));
     fs.rmSync(out, { recursive: true, force: true });
-    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decodeMs: decode, processMs, truth, sightings: r.sightings, facesBig: coverage.big, facesTracked: coverage.tracked });
+    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decodeMs: decode, processMs, truth, sightings: r.sightings, facesBig: coverage.big, facesTracked: coverage.tracked, detectorTiles: r.detectorTiles });
     const s = scoreSightings(truth, r.sightings);
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
-        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps (decode ${((r.frames_processed / decode) * 1000).toFixed(0)} fps)`,
+        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame (decode ${((r.frames_processed / decode) * 1000).toFixed(0)} fps)`,
     );
   }
   fs.rmSync(results, { recursive: true, force: true });
@@ -115,8 +118,8 @@ function printTable(outcomes: VideoOutcome[]) {
   for (const o of outcomes) byRes.set(o.resolution, [...(byRes.get(o.resolution) ?? []), o]);
   const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
   console.log('\nFace log on the bench set (min_size 30, gender on, one job at a time on this machine)\n');
-  console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | fps | x real time | time / plain decode |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame | fps | x real time | time / plain decode |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [res, list] of [...byRes.entries()].sort((a, b) => parseInt(a[0]) - parseInt(b[0]))) {
     // Scored per video (frame numbers are per video), then pooled.
     const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
@@ -127,8 +130,9 @@ function printTable(outcomes: VideoOutcome[]) {
     const fps = frames / processS;
     const big = list.reduce((n, o) => n + o.facesBig, 0);
     const tracked = list.reduce((n, o) => n + o.facesTracked, 0);
+    const tiles = list.reduce((n, o) => n + o.detectorTiles, 0);
     console.log(
-      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${fps.toFixed(1)} | ${(fps / (list[0].fps || 25)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
+      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} | ${fps.toFixed(1)} | ${(fps / (list[0].fps || 25)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
     );
   }
 }

@@ -2,21 +2,27 @@
 // poll with GETs, against the service in its own process (WORKERS=2, as deployed on 2 cores).
 // Reports accepted / rejected (503) / completed per analytic (accepted must equal completed:
 // nothing lost), GET latency p50/p99 under the load, and the peak RSS of the service and of its
-// worker processes (Linux /proc). Exits 1 when a job was lost or duplicated. The pollers run in
-// a process of their own (bench-load-poller.ts).
+// worker processes (Linux /proc). Exits 1 when a job was lost, duplicated or failed. The pollers
+// run in a process of their own (bench-load-poller.ts).
+//
+// The burst mixes tamper checks (20 frames of 320x240) and face logs (1 s of a 640x480 face-log
+// test video with one face) in the proportion of their `weight`s: 3 to 1 by default, so the face
+// logs (about 2 s of worker time each against 0.3 s) keep the whole run to a few minutes.
 //
 // Options: --connections N (200) --submissions N (400 POSTs in all) --queue-limit N (150)
 //          --pollers N (8 GET connections) --poll-rate N (200 GETs/s in all) --workers N (2)
-// Another analytic joins the burst by adding a Submission to SUBMISSIONS.
+//          --face-log-weight N (1 face log for every 3 tamper checks; 0 leaves face logs out)
+// Another analytic joins the burst by adding a Submission to submissions().
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fork } from 'node:child_process';
+import { execFileSync, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import type { PollerOrder } from './bench-load-poller.js';
 import { spawnService } from '../test/helpers/service.js';
-import { testMedia } from '../test/helpers/media.js';
+import { MEDIA_DIR, testMedia } from '../test/helpers/media.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, readFacelogManifest } from './facelog-fixtures/truth.js';
 import { multipartBody, multipartType, type Part } from './hostile-corpus/multipart.js';
 
 const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
@@ -34,11 +40,16 @@ interface Submission {
   parts: Part[];
   /** Where a job of this kind is polled. */
   taskPath: (jobId: string) => string;
+  /** Share of the burst: this many of this kind in every sum-of-weights POSTs. */
+  weight: number;
 }
 
-function submissions(): Submission[] {
+/** Tamper checks per face log in the burst. */
+const KAMCHECK_WEIGHT = 3;
+
+function submissions(faceLogWeight: number): Submission[] {
   const media = testMedia();
-  return [
+  const list: Submission[] = [
     {
       analytic: 'kamcheck',
       path: '/kamcheck',
@@ -47,9 +58,49 @@ function submissions(): Submission[] {
         { name: 'image', filename: 'reference.png', type: 'image/png', data: fs.readFileSync(media.reference) },
       ],
       taskPath: (id) => `/kamcheck/${id}`,
+      weight: KAMCHECK_WEIGHT,
     },
-    // Face logs join here, e.g. { analytic: 'face_log', path: '/face_log', parts: [video], taskPath: (id) => `/face_log/${id}` }.
   ];
+  if (faceLogWeight > 0) {
+    list.push({
+      analytic: 'face_log',
+      path: '/face_log',
+      parts: [{ name: 'video', filename: 'door.mp4', type: 'video/mp4', data: fs.readFileSync(faceLogClip()) }],
+      taskPath: (id) => `/face_log/${id}`,
+      weight: faceLogWeight,
+    });
+  }
+  return list;
+}
+
+/**
+ * 25 frames (1 s) of the face-log test video "single" (640x480), frames 10-34, where the face
+ * grows from 36 to 66 px: a real face log (detection, tracking, a sighting, thumbnail, XML and
+ * overlay video) that takes about 2 s of a worker. Cut once into the HTTP media cache.
+ */
+function faceLogClip(): string {
+  const file = path.join(MEDIA_DIR, 'facelog-1s.mp4');
+  if (fs.existsSync(file)) return file;
+  const manifest = readFacelogManifest(DEFAULT_FACELOG_FIXTURE_DIR);
+  const single = manifest?.videos.find((v) => v.scenario === 'single');
+  if (!single) throw new Error(`no face-log test videos in ${DEFAULT_FACELOG_FIXTURE_DIR}: run \`make fixtures\``);
+  execFileSync('ffmpeg', [
+    '-y', '-v', 'error', '-i', path.join(DEFAULT_FACELOG_FIXTURE_DIR, single.file),
+    '-vf', 'trim=start_frame=10:end_frame=35,setpts=PTS-STARTPTS',
+    '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart', file,
+  ], { stdio: ['ignore', 'ignore', 'inherit'] });
+  return file;
+}
+
+/** The kind of the i-th POST: the weights spread evenly (3:1 gives k f k k k f k k ...). */
+function kindAt(kinds: Submission[], i: number): Submission {
+  const total = kinds.reduce((n, k) => n + k.weight, 0);
+  let slot = (i * (total - 1)) % total; // a stride coprime with the cycle mixes the kinds
+  for (const kind of kinds) {
+    if (slot < kind.weight) return kind;
+    slot -= kind.weight;
+  }
+  return kinds[0];
 }
 
 interface Options {
@@ -59,6 +110,7 @@ interface Options {
   pollers: number;
   pollRate: number;
   workers: number;
+  faceLogWeight: number;
 }
 
 function options(): Options {
@@ -74,6 +126,7 @@ function options(): Options {
     pollers: get('pollers', 8),
     pollRate: get('poll-rate', 200),
     workers: get('workers', 2),
+    faceLogWeight: get('face-log-weight', 1),
   };
 }
 
@@ -85,7 +138,7 @@ interface Tally {
 
 async function main(): Promise<void> {
   const o = options();
-  const kinds = submissions();
+  const kinds = submissions(o.faceLogWeight);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-load-'));
   const service = await spawnService({
     DATA_DIR: path.join(dir, 'data'),
@@ -118,26 +171,32 @@ async function main(): Promise<void> {
     poller = await startPoller(order);
 
     const burstStart = Date.now();
+    // One request template whose setupRequest picks the kind of each POST in turn (autocannon
+    // cycles a list of requests per connection, and with 2 POSTs per connection a list would not
+    // mix the kinds in proportion); the connection's context remembers it for the response.
+    const bodies = new Map(kinds.map((k) => [k.analytic, multipartBody(k.parts)]));
+    let posts = 0;
     const burst = await autocannon({
       url: service.url,
       connections: o.connections,
       amount: o.submissions,
       timeout: 60,
-      requests: kinds.map((kind) => {
-        const body = multipartBody(kind.parts);
-        return {
+      requests: [
+        {
           method: 'POST',
-          path: kind.path,
-          headers: { authorization: AUTH, 'content-type': multipartType() },
-          body,
-          onResponse: (status: number, text: string) => {
-            const tally = tallies.get(kind.analytic)!;
+          setupRequest: (req: any, context: any) => {
+            const kind = kindAt(kinds, posts++);
+            context.kind = kind.analytic;
+            return { ...req, path: kind.path, headers: { authorization: AUTH, 'content-type': multipartType() }, body: bodies.get(kind.analytic) };
+          },
+          onResponse: (status: number, text: string, context: any) => {
+            const tally = tallies.get(context.kind)!;
             if (status === 200) tally.accepted.push(JSON.parse(text).task.job_id as string);
             else if (status === 503) tally.rejected++;
             else tally.other[status] = (tally.other[status] ?? 0) + 1;
           },
-        };
-      }),
+        },
+      ],
     });
     const burstSeconds = (Date.now() - burstStart) / 1000;
     phases.push({ name: `during the burst (${burstSeconds.toFixed(1)} s)`, result: await poller.stop() });
@@ -157,7 +216,8 @@ async function main(): Promise<void> {
     memory.stop();
     const jobsInStore = await storeCounts(service.url);
 
-    console.log(`\nLoad: ${o.submissions} submissions on ${o.connections} connections; ${o.pollers} connections polling at ${o.pollRate} GETs/s; WORKERS=${o.workers}, QUEUE_LIMIT=${o.queueLimit}`);
+    const mix = kinds.map((k) => `${k.weight} ${k.analytic}`).join(' : ');
+    console.log(`\nLoad: ${o.submissions} submissions (${mix}) on ${o.connections} connections; ${o.pollers} connections polling at ${o.pollRate} GETs/s; WORKERS=${o.workers}, QUEUE_LIMIT=${o.queueLimit}`);
     console.log('| analytic | accepted | rejected (503) | other | completed | failed | lost | in store (done+failed) |');
     console.log('|---|---|---|---|---|---|---|---|');
     let lost = 0;
@@ -180,8 +240,10 @@ async function main(): Promise<void> {
       console.log(`| ${result.requests.total} | ${name} | ${result.latency.p50} | ${result.latency.p99} | ${result.latency.max} |`);
     }
     console.log(`\nPeak RSS: service ${(memory.servicePeak() / MiB).toFixed(0)} MiB, largest worker ${(memory.workerPeak / MiB).toFixed(0)} MiB`);
-    if (lost > 0 || burst.errors > 0) {
-      console.error(`FAIL: ${lost} jobs lost or duplicated, ${burst.errors} connection errors`);
+    // Every accepted input is valid: a failed job is a fault of the service under load.
+    const failures = [...failed.values()].reduce((a, b) => a + b, 0);
+    if (lost > 0 || burst.errors > 0 || failures > 0) {
+      console.error(`FAIL: ${lost} jobs lost or duplicated, ${failures} failed, ${burst.errors} connection errors`);
       process.exitCode = 1;
     }
   } finally {

@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { JobQueue } from '../lib/jobs/queue.js';
 import { JobStore } from '../lib/jobs/store.js';
 import { WorkerPool } from '../lib/jobs/worker-pool.js';
+import { DiskFullError } from '../lib/jobs/errors.js';
 import { tempDataDir } from './helpers/service.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
@@ -101,6 +102,34 @@ describe('job queue and worker pool', function () {
     const bug = store.get('bug')!;
     expect(bug.error!.code).to.equal('internal_error');
     expect(bug.message).to.not.contain('undefined');
+  });
+
+  it('fails a job whose results met a full disk at once, without retries', async () => {
+    setUp(1);
+    submit('full', { behaviour: 'disk_full' });
+    await queue.waitForFinish('full', 5000);
+    const job = store.get('full')!;
+    expect(job.state).to.equal('failed');
+    expect(job.attempts).to.equal(1);
+    expect(job.error).to.deep.equal({ code: 'insufficient_storage', message: 'The disk of the appliance is full' });
+    expect(pool.restarts).to.equal(0);
+  });
+
+  it('stops a job on request with the reason given, killing a worker that does not stop in time', async () => {
+    setUp(1);
+    submit('stuck', { behaviour: 'hang_after_progress' });
+    submit('next', { behaviour: 'ok' });
+    for (let i = 0; i < 100 && store.get('stuck')!.message !== 'Processing frame 1 of 2'; i++) await new Promise((r) => setTimeout(r, 50));
+    pool.cancel('stuck', new DiskFullError('the disk is full'), 300);
+    await queue.waitForFinish('stuck', 5000);
+    const job = store.get('stuck')!;
+    expect(job.state).to.equal('failed');
+    expect(job.attempts).to.equal(1);
+    expect(job.error).to.deep.equal({ code: 'insufficient_storage', message: 'The disk is full' });
+    // Killed after the grace, replaced, and the next job runs.
+    await queue.waitForFinish('next', 5000);
+    expect(store.get('next')!.state).to.equal('done');
+    expect(pool.restarts).to.equal(1);
   });
 
   it('resumes unfinished jobs found in the store, and gives up on ones interrupted too often', async () => {

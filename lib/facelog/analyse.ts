@@ -39,6 +39,8 @@ export interface FrameLoopResult {
   framesProcessed: number;
   tracks: Track[];
   evidence: Map<Track, TrackEvidence>;
+  /** Detector model runs over the whole video (the dominant cost), 0 when the detector does not say. */
+  detectorTiles: number;
 }
 
 export async function analyseFrames(
@@ -84,6 +86,7 @@ export async function analyseFrames(
 
   let index = 0;
   let lastProgress = 0;
+  let detectorTiles = 0;
   for await (const frame of source.frames()) {
     const pyramid = new FramePyramid(frame);
     let detections = null;
@@ -92,6 +95,7 @@ export async function analyseFrames(
       const tracked = tracker.liveTracks.map((t) => expand(t.lastBox, TRACK_SEARCH_MARGIN, options.width, options.height));
       const opts = index === 0 ? { minSize: options.minSize } : scan.next(tracked, moved);
       detections = detector.detect(frame, opts);
+      detectorTiles += detector.lastTileCount ?? 0;
     }
     tracker.step(index, pyramid, detections);
     if (detections) {
@@ -117,5 +121,5 @@ export async function analyseFrames(
 
   const tracks = tracker.confirmedTracks();
   for (const t of tracks) evidenceOf(t);
-  return { framesProcessed: index, tracks, evidence };
+  return { framesProcessed: index, tracks, evidence, detectorTiles };
 }

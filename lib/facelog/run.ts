@@ -6,6 +6,7 @@ import path from 'node:path';
 import { readFrames } from '../video/frame-reader.js';
 import { VideoEncoder } from '../video/video-encoder.js';
 import { DecodeError } from '../video/errors.js';
+import { diskFullError } from '../disk-space.js';
 import { analyseFrames } from './analyse.js';
 import { faceModels } from './models.js';
 import { stitchTracks } from './sightings/stitch.js';
@@ -55,7 +56,7 @@ export interface FaceLogResult {
   number_of_faces: number;
 }
 
-export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null }> {
+export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number }> {
   const models = faceModels();
   const partial = `${input.resultsDir}.partial`;
   await fs.rm(partial, { recursive: true, force: true });
@@ -85,8 +86,10 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
   } catch (err) {
     encoder.abort();
     source.close();
+    // Asked before the partial results are removed: ffmpeg dying of a full disk shows here as EPIPE.
+    const full = await diskFullError(err, partial);
     await fs.rm(partial, { recursive: true, force: true });
-    throw err;
+    throw full ?? err;
   }
 
   progress('Generating sightings');
@@ -158,6 +161,7 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
     number_of_tracks: tracks.length,
     number_of_faces: tracks.reduce((n, t) => n + t.faces.length, 0),
     decodeWarning: source.decodeError,
+    detectorTiles: loop.detectorTiles,
   };
 }
 

@@ -31,3 +31,16 @@ export class JobTimeoutError extends Error {
     this.name = 'JobTimeoutError';
   }
 }
+
+/**
+ * The disk of DATA_DIR ran out of room while the job wrote its results: a write failed with
+ * ENOSPC, or free space fell below the floor kept while jobs run (StorageGuard). The job fails at
+ * once and its partial results are removed; running it again on the same disk would fail again.
+ */
+export class DiskFullError extends AnalyticError {
+  static readonly CODE = 'insufficient_storage';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(DiskFullError.CODE, message);
+    if (options?.cause !== undefined) this.cause = options.cause; // the write that failed, for the log
+  }
+}

@@ -4,7 +4,10 @@
 import { EventEmitter, once } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { AnalyticError, JobTimeoutError, WorkerCrashedError } from './errors.js';
+import { AnalyticError, DiskFullError, JobTimeoutError, WorkerCrashedError } from './errors.js';
+import type { StorageGuard } from '../disk-space.js';
+import { DiskWatch } from './disk-watch.js';
+import { writesResultFiles } from './runners.js';
 import type { JobRecord, JobStore } from './store.js';
 import { AnalyticCrashError, type WorkerPool } from './worker-pool.js';
 
@@ -22,6 +25,11 @@ export interface JobQueueOptions {
   timeoutMs: (job: JobRecord) => number;
   /** Called once a job reached its final state (done or failed), e.g. to delete its uploads. */
   onFinished?: (id: string) => Promise<void>;
+  /**
+   * The disk policy: jobs that write result files do not start, and are stopped while running,
+   * below its running-job floor; a job that ran out of space is recorded for /healthz.
+   */
+  storage?: StorageGuard;
   /** Told the duration and outcome of every run of a job (Prometheus histogram). */
   metrics?: { observeJob(analytic: string, outcome: 'done' | 'failed' | 'retried', seconds: number): void };
 }
@@ -43,10 +51,15 @@ export class JobQueue {
   private readonly finished = new EventEmitter();
   private readonly queuedIds = new Set<string>();
   private stopping = false;
+  private readonly diskWatch: DiskWatch | null;
 
   constructor(private readonly options: JobQueueOptions) {
     this.queue = new PQueue({ concurrency: options.concurrency });
     this.finished.setMaxListeners(0);
+    const storage = options.storage;
+    this.diskWatch = storage
+      ? new DiskWatch({ check: () => storage.runningJobCheck(), stop: (id, reason) => options.pool.cancel(id, reason), logger: options.logger })
+      : null;
   }
 
   /** Jobs waiting or running in this process. */
@@ -125,15 +138,27 @@ export class JobQueue {
       store.markProcessing(id, 'Processing');
       logger.debug({ analytic: job.analytic, attempt: job.attempts + 1 }, 'job started');
       const started = Date.now();
+      const writesResults = writesResultFiles.has(job.analytic);
       try {
+        if (writesResults && this.options.storage) {
+          const full = await this.options.storage.runningJobCheck().catch((err) => {
+            logger.warn({ err }, 'cannot read the free disk space of the data directory; the job runs');
+            return null;
+          });
+          if (full) throw full;
+          this.diskWatch?.add(id);
+        }
         const outcome = await pool.run(
           { jobId: id, analytic: job.analytic, input: job.input },
-          { timeoutMs: this.options.timeoutMs(job), onProgress: (m) => store.setMessage(id, m), logger },
+          { timeoutMs: this.options.timeoutMs(job), onProgress: (m) => this.setMessage(id, m, logger), logger },
         );
+        this.diskWatch?.delete(id);
         store.complete(id, outcome.message, outcome.result);
+        if (writesResults) this.options.storage?.recordResultsWritten();
         metrics?.observeJob(job.analytic, 'done', (Date.now() - started) / 1000);
         logger.info({ analytic: job.analytic, ms: Date.now() - started }, 'job done');
       } catch (err) {
+        this.diskWatch?.delete(id);
         retry = this.onJobError(job, err as Error, logger);
         const failed = store.get(id)?.state === 'failed'; // else queued again, now or at the next start
         metrics?.observeJob(job.analytic, failed ? 'failed' : 'retried', (Date.now() - started) / 1000);
@@ -149,11 +174,29 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Progress is the only frequent write to the job database; on a full disk it fails
+   * (SQLITE_FULL) and must not take the service down: the job goes on, or fails for the same reason.
+   */
+  private setMessage(id: string, message: string, logger: Logger): void {
+    try {
+      this.options.store.setMessage(id, message);
+    } catch (err) {
+      logger.warn({ err }, 'cannot record the progress of the job');
+    }
+  }
+
   /** Records the failure; true when the job should run again. */
   private onJobError(job: JobRecord, err: Error, logger: Logger): boolean {
     const { store, maxAttempts } = this.options;
     const attempts = job.attempts + 1;
-    if (err instanceof AnalyticError) {
+    if (err instanceof DiskFullError) {
+      // Not a crash: running it again on the same disk would fail again. Its partial results
+      // are removed with its uploads (onFinished).
+      logger.warn({ code: err.code }, `job failed: ${err.message}`);
+      this.options.storage?.recordOutOfSpace(job.id);
+      store.fail(job.id, { code: err.code, message: sentence(err.message) });
+    } else if (err instanceof AnalyticError) {
       logger.info({ code: err.code }, `job failed: ${err.message}`);
       store.fail(job.id, { code: err.code, message: sentence(err.message) });
     } else if (err instanceof JobTimeoutError) {

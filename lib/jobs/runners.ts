@@ -9,6 +9,10 @@ export interface AnalyticOutcome {
   result: Record<string, unknown>;
 }
 
+/**
+ * Reports progress for the task's `message`. It throws when the service stops the job (e.g. the
+ * disk is full): the analytic lets that error through, cleaning up as for any other error.
+ */
 export type ProgressReporter = (message: string) => void;
 
 /** The job's logger in the worker (its lines carry the job_id and reach the service's log). */
@@ -24,3 +28,9 @@ export const runners: Record<string, () => Promise<AnalyticRunner>> = {
   kamcheck: async () => (await import('../kamcheck/job.js')).runKamcheckJob,
   face_log: async () => (await import('../facelog/job.js')).runFaceLogJob,
 };
+
+/**
+ * Analytics that write result files (results/<job_id>/): they do not start, and are stopped while
+ * running, when free disk space is below the running-job floor (lib/disk-space.ts).
+ */
+export const writesResultFiles: ReadonlySet<string> = new Set(['face_log']);

@@ -4,9 +4,9 @@ import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { AnalyticError, JobTimeoutError, WorkerCrashedError } from './errors.js';
+import { AnalyticError, DiskFullError, JobTimeoutError, WorkerCrashedError } from './errors.js';
 import type { AnalyticOutcome } from './runners.js';
-import type { WorkerReply, WorkerRequest } from './worker-protocol.js';
+import type { WorkerCancel, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
 export const DEFAULT_WORKER_SCRIPT = fileURLToPath(new URL('./worker-process.js', import.meta.url));
 
@@ -15,6 +15,12 @@ export const DEFAULT_WORKER_SCRIPT = fileURLToPath(new URL('./worker-process.js'
  * every core busy, and the API must still answer at once (GET p99 under load, bench-kamcheck-service).
  */
 const WORKER_NICENESS = 10;
+
+/**
+ * How long a cancelled job may take to stop before its worker is killed. The face log reports
+ * progress every second of its frame loop and finishes its output in a few seconds.
+ */
+const CANCEL_GRACE_MS = 10_000;
 
 /** A worker that dies before reporting ready this many times in a row stops the pool from respawning. */
 const MAX_FAILED_STARTS = 5;
@@ -48,6 +54,8 @@ interface Task {
   options: RunOptions;
   resolve: (outcome: AnalyticOutcome) => void;
   reject: (err: Error) => void;
+  /** Why the job is being stopped (cancel()); the job fails with this error whatever the worker says. */
+  cancelled?: Error & { code: string };
 }
 
 interface Worker {
@@ -55,6 +63,8 @@ interface Worker {
   ready: boolean;
   task: Task | null;
   timer: NodeJS.Timeout | null;
+  /** Kills the worker if a cancelled job does not stop in time. */
+  cancelTimer: NodeJS.Timeout | null;
 }
 
 export class WorkerPool {
@@ -88,6 +98,30 @@ export class WorkerPool {
     });
   }
 
+  /**
+   * Stops a job: a waiting one is rejected with `reason` at once; a running one is asked to stop
+   * (its analytic cleans up on the way out) and rejected with `reason` when it does, or when its
+   * worker is killed after CANCEL_GRACE_MS. A job that completes meanwhile still resolves.
+   */
+  cancel(jobId: string, reason: Error & { code: string }, graceMs = CANCEL_GRACE_MS): void {
+    const waiting = this.waiting.findIndex((t) => t.request.jobId === jobId);
+    if (waiting >= 0) {
+      this.waiting.splice(waiting, 1)[0].reject(reason);
+      return;
+    }
+    const worker = [...this.workers].find((w) => w.task?.request.jobId === jobId);
+    if (!worker || worker.task!.cancelled) return;
+    worker.task!.cancelled = reason;
+    const request: WorkerCancel = { type: 'cancel', jobId, code: reason.code, message: reason.message };
+    if (worker.child.connected) worker.child.send(request); // else it is exiting: onExit rejects with `reason`
+    worker.cancelTimer = setTimeout(() => {
+      if (worker.task?.request.jobId !== jobId) return;
+      this.jobLogger(worker.task).warn({ pid: worker.child.pid }, 'cancelled job did not stop; killing its worker');
+      worker.ready = false; // never hand it another task: it is being killed
+      worker.child.kill('SIGKILL'); // onExit rejects the task with `reason` and replaces the worker
+    }, graceMs);
+  }
+
   /** Kills every worker; running tasks are rejected with WorkerCrashedError. */
   async stop(): Promise<void> {
     this.stopping = true;
@@ -114,7 +148,7 @@ export class WorkerPool {
     } catch (err) {
       this.options.logger.warn({ err }, 'could not lower the priority of a worker process');
     }
-    const worker: Worker = { child, ready: false, task: null, timer: null };
+    const worker: Worker = { child, ready: false, task: null, timer: null, cancelTimer: null };
     this.workers.add(worker);
     child.on('message', (reply: WorkerReply) => this.onReply(worker, reply));
     child.on('error', (err) => this.options.logger.error({ err, pid: child.pid }, 'worker process error'));
@@ -152,6 +186,10 @@ export class WorkerPool {
     this.release(worker);
     if (reply.type === 'done') {
       task.resolve({ message: reply.message, result: reply.result });
+    } else if (task.cancelled) {
+      task.reject(task.cancelled);
+    } else if (reply.code === DiskFullError.CODE) {
+      task.reject(new DiskFullError(reply.message));
     } else if (reply.expected) {
       task.reject(new AnalyticError(reply.code, reply.message));
     } else {
@@ -183,8 +221,12 @@ export class WorkerPool {
       return;
     }
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
-    (task ? this.jobLogger(task) : this.options.logger).error({ pid: worker.child.pid }, `worker process ended (${how})`);
-    task?.reject(new WorkerCrashedError(`the analytics worker ended unexpectedly (${how})`));
+    if (task?.cancelled) {
+      task.reject(task.cancelled);
+    } else {
+      (task ? this.jobLogger(task) : this.options.logger).error({ pid: worker.child.pid }, `worker process ended (${how})`);
+      task?.reject(new WorkerCrashedError(`the analytics worker ended unexpectedly (${how})`));
+    }
     if (!worker.ready) this.failedStarts++;
     if (this.failedStarts >= MAX_FAILED_STARTS) {
       this.options.logger.fatal('analytics workers keep failing at start; not respawning');
@@ -210,7 +252,9 @@ export class WorkerPool {
 
   private release(worker: Worker): void {
     if (worker.timer) clearTimeout(worker.timer);
+    if (worker.cancelTimer) clearTimeout(worker.cancelTimer);
     worker.timer = null;
+    worker.cancelTimer = null;
     worker.task = null;
   }
 }

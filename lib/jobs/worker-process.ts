@@ -2,8 +2,9 @@
 // pool in the main process, talking over the IPC channel. OpenCV lives only here.
 import { pino } from 'pino';
 import { runners } from './runners.js';
-import { AnalyticError } from './errors.js';
-import type { WorkerRequest, WorkerReply } from './worker-protocol.js';
+import { AnalyticError, DiskFullError } from './errors.js';
+import { diskFullError } from '../disk-space.js';
+import type { WorkerCancel, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
 function send(reply: WorkerReply): void {
   process.send?.(reply);
@@ -16,24 +17,35 @@ const logger = pino(
   { write: (line: string) => send({ type: 'log', record: JSON.parse(line) }) },
 );
 
+/** The job running now, and why the pool asked to stop it (null: it did not). */
+let current: { jobId: string; cancelled: AnalyticError | null } | null = null;
+
 async function runJob(request: WorkerRequest): Promise<void> {
   const { jobId, analytic, input } = request;
+  const job = (current = { jobId, cancelled: null as AnalyticError | null });
   const log = logger.child({ job_id: jobId });
   const started = Date.now();
   log.debug({ analytic }, 'worker took the job');
+  // A cancelled job stops at its next progress report: the analytic's own clean-up runs (the face
+  // log kills its encoder and removes its partial results) as for any other error.
+  const progress = (message: string) => {
+    if (job.cancelled) throw job.cancelled;
+    send({ type: 'progress', jobId, message });
+  };
   try {
     const load = runners[analytic];
     if (!load) throw new AnalyticError('unknown_analytic', `no analytic named ${analytic}`);
     const run = await load();
-    const outcome = await run(input, (message) => send({ type: 'progress', jobId, message }), log);
+    const outcome = await run(input, progress, log);
     log.debug({ ms: Date.now() - started }, 'worker finished the job');
     send({ type: 'done', jobId, message: outcome.message, result: outcome.result });
   } catch (err) {
-    const error = err as Error & { code?: unknown };
-    if (isDiskFull(error)) {
+    const error = (job.cancelled ?? err) as Error & { code?: unknown };
+    const full = error instanceof DiskFullError ? error : await diskFullError(error);
+    if (full) {
       // Results could not be written: a clean failure with a plain message, not an internal error.
-      log.error({ err: error }, 'disk full while writing results');
-      send({ type: 'failed', jobId, code: 'insufficient_storage', message: 'the disk of the appliance is full; the results could not be written', expected: true });
+      log.warn({ err: error }, 'disk full while writing results');
+      send({ type: 'failed', jobId, code: full.code, message: full.message, expected: true });
     } else if (error instanceof AnalyticError) {
       send({ type: 'failed', jobId, code: error.code, message: error.message, expected: true });
     } else {
@@ -46,15 +58,19 @@ async function runJob(request: WorkerRequest): Promise<void> {
         expected: false,
       });
     }
+  } finally {
+    if (current === job) current = null;
   }
 }
 
-function isDiskFull(err: Error & { code?: unknown; cause?: unknown }): boolean {
-  return err?.code === 'ENOSPC' || (err?.cause as { code?: unknown } | undefined)?.code === 'ENOSPC';
+function cancel(request: WorkerCancel): void {
+  if (current?.jobId !== request.jobId) return;
+  current.cancelled = request.code === DiskFullError.CODE ? new DiskFullError(request.message) : new AnalyticError(request.code, request.message);
 }
 
-process.on('message', (request: WorkerRequest) => {
+process.on('message', (request: WorkerRequest | WorkerCancel) => {
   if (request?.type === 'run') void runJob(request);
+  else if (request?.type === 'cancel') cancel(request);
 });
 // The pool is gone (service stopped or crashed): nothing left to work for.
 process.on('disconnect', () => process.exit(0));

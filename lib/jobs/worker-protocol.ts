@@ -7,6 +7,18 @@ export interface WorkerRequest {
   input: Record<string, unknown>;
 }
 
+/**
+ * Stop the job now (the disk is full): the worker makes its progress reporter throw, so the
+ * analytic cleans up on its way out, and answers `failed` with this code and message. The pool
+ * kills a worker that has not answered within a few seconds.
+ */
+export interface WorkerCancel {
+  type: 'cancel';
+  jobId: string;
+  code: string;
+  message: string;
+}
+
 export type WorkerReply =
   | { type: 'ready' }
   /** A pino log record of the worker (with its job_id binding); the pool writes it to the service's log. */

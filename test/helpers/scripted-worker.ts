@@ -1,11 +1,12 @@
 // A worker process that misbehaves on request, for testing the pool and queue with real child
 // processes: input.behaviour says what it does with a job.
 import fs from 'node:fs';
-import type { WorkerReply, WorkerRequest } from '../../lib/jobs/worker-protocol.js';
+import type { WorkerCancel, WorkerReply, WorkerRequest } from '../../lib/jobs/worker-protocol.js';
 
 const send = (reply: WorkerReply) => process.send!(reply);
 
-process.on('message', (req: WorkerRequest) => {
+process.on('message', (req: WorkerRequest | WorkerCancel) => {
+  if (req.type !== 'run') return; // a cancel: this worker never stops a job on request
   const { jobId } = req;
   const behaviour = String(req.input.behaviour);
   switch (behaviour) {
@@ -26,6 +27,12 @@ process.on('message', (req: WorkerRequest) => {
       break;
     }
     case 'hang':
+      break;
+    case 'hang_after_progress':
+      send({ type: 'progress', jobId, message: 'Processing frame 1 of 2' });
+      break;
+    case 'disk_full':
+      send({ type: 'failed', jobId, code: 'insufficient_storage', message: 'the disk of the appliance is full', expected: true });
       break;
     case 'bad_input':
       send({ type: 'failed', jobId, code: 'decode_failed', message: 'cannot decode video clip.mp4', expected: true });

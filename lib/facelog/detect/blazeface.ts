@@ -2,7 +2,8 @@
 // frame is cut into tiles of a scale pyramid chosen from min_size (tiles.ts), each tile is one
 // forward pass, and the faces of all tiles are merged with MediaPipe's weighted NMS.
 //
-// One forward pass costs 27-30 ms on one core (OpenCV 4.6, one thread). Batching tiles is not
+// One forward pass costs 38-45 ms on one core (OpenCV 4.6, one thread; 27 ms with two threads,
+// which the worker does not use; measured 2026-11-22). Batching tiles is not
 // possible: the ONNX graph pads channels with constants shaped for batch 1 and any other input
 // shape (batch 2, 256x512) fails with "Inconsistent shape for ConcatLayer".
 import path from 'node:path';

@@ -18,4 +18,6 @@ export interface FaceDetector {
    * worker process.
    */
   detect(frame: cv.Mat, options: DetectOptions): FaceDetection[];
+  /** Model forward passes (tiles) the last detect() call ran, for detectors that work in tiles. */
+  readonly lastTileCount?: number;
 }

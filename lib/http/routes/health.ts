@@ -1,7 +1,8 @@
 // GET /healthz: is the appliance able to take and run jobs? The service answers (up), its
-// database answers a query, at least one analytics worker runs, and DATA_DIR has more free
-// space than MIN_FREE_DISK_MB. 200 when all hold; 503 with the same body, plus the SPEC's
-// `error`, when one does not, so a monitor can read what is wrong from either.
+// database answers a query, at least one analytics worker runs, DATA_DIR has more free space
+// than MIN_FREE_DISK_MB, and no job has run out of disk space lately (OUT_OF_SPACE_REPORT_MS,
+// unless a job has written its results since). 200 when all hold; 503 with the same body, plus
+// the SPEC's `error`, when one does not, so a monitor can read what is wrong from either.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ServiceDeps } from '../app.js';
@@ -12,7 +13,13 @@ export interface HealthReport {
   database: { ok: boolean };
   workers: { ok: boolean; alive: number; configured: number; restarts: number };
   queue: { depth: number; limit: number };
-  disk: { ok: boolean; free_bytes: number; min_free_bytes: number };
+  disk: {
+    ok: boolean;
+    free_bytes: number;
+    min_free_bytes: number;
+    /** The job that ran out of disk space lately; absent when none did. */
+    job_out_of_space?: { job_id: string; at: string };
+  };
 }
 
 export function healthRoutes(router: Router, deps: ServiceDeps): void {
@@ -48,15 +55,26 @@ export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise
     deps.logger.error({ err }, 'health check: cannot read the free disk space');
     problems.push('the free disk space of the data directory cannot be read');
   }
-  const diskOk = free >= deps.storage.minFreeBytes;
-  if (!diskOk) problems.push(`free disk space is below MIN_FREE_DISK_MB (${mib(free)} MiB free, ${mib(deps.storage.minFreeBytes)} MiB required)`);
+  const aboveFloor = free >= deps.storage.minFreeBytes;
+  if (!aboveFloor) problems.push(`free disk space is below MIN_FREE_DISK_MB (${mib(free)} MiB free, ${mib(deps.storage.minFreeBytes)} MiB required)`);
+  const outOfSpace = deps.storage.recentOutOfSpace();
+  if (outOfSpace) {
+    const ago = Math.round((Date.now() - outOfSpace.at) / 1000);
+    problems.push(`job ${outOfSpace.jobId} ran out of disk space ${ago} s ago and failed; free space in the data directory`);
+  }
+  const diskOk = aboveFloor && !outOfSpace;
   const report: HealthReport = {
     healthy: problems.length === 0,
     service: { up: true, uptime_seconds: Math.round((Date.now() - startedAt) / 1000) },
     database: { ok: database },
     workers: { ok: alive > 0, alive, configured: deps.config.workers, restarts: deps.pool.restarts },
     queue: { depth: deps.queue.depth, limit: deps.config.queueLimit },
-    disk: { ok: diskOk, free_bytes: free, min_free_bytes: deps.storage.minFreeBytes },
+    disk: {
+      ok: diskOk,
+      free_bytes: free,
+      min_free_bytes: deps.storage.minFreeBytes,
+      ...(outOfSpace && { job_out_of_space: { job_id: outOfSpace.jobId, at: new Date(outOfSpace.at).toUTCString() } }),
+    },
   };
   return { report, problems };
 }

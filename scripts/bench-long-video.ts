@@ -1,0 +1,273 @@
+// `make bench`: memory and speed of one face log on a long 1080p video (issue target: service RSS
+// under 300 MB and each worker under 1 GB while a 10-minute 1080p video is processed). Starts the
+// service as a real process on its defaults (WORKERS = cores, ...) in a temporary DATA_DIR,
+// uploads the video over HTTP, and while the job runs reads the resident memory of the service,
+// its worker processes and their ffmpeg children from /proc every second (VmRSS, and VmHWM, the
+// kernel's own peak, so spikes between two samples count too). Prints the peak per kind of
+// process, the worker's memory over the job, the job's duration, fps, x real time, and its ratio
+// to plain decoding of the same video (ffmpeg to BGR frames in Node, as the face log reads them).
+// Exits 1 when the job fails or a memory target is missed.
+//
+// The video: the 1080p face-log bench videos (test/fixtures/generated/facelog-bench, from
+// `bench-facelog.js`; people walking through vtest.avi's street with pasted faces), joined into
+// one segment of about 2.3 minutes, then looped by stream copy to the length asked for; without
+// the bench set, vtest.avi itself scaled to 1920x1080 at 25 fps (no faces). Cached under
+// test/fixtures/generated/long-video.
+//
+// Options: --minutes N (10; the face log runs at about 0.5x real time at 1080p on 2 cores, so
+//          the default takes about 20 minutes plus 2 of plain decoding; --minutes 2 for a quick run)
+// The job's time limit is the service's default (60 s + FACE_LOG_MS_PER_FRAME 400 ms per frame,
+// 101 minutes for 10 minutes of video); set FACE_LOG_MS_PER_FRAME in the environment to change it.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { readFrames } from '../lib/video/frame-reader.js';
+import { spawnService } from '../test/helpers/service.js';
+import { FOOTAGE } from '../test/helpers/media.js';
+
+const CACHE = path.resolve('test/fixtures/generated/long-video');
+const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
+const WIDTH = 1920;
+const HEIGHT = 1080;
+const FPS = 25;
+const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
+const MiB = 1024 * 1024;
+/** The issue's targets. */
+const SERVICE_RSS_LIMIT = 300 * 1000 * 1000;
+const WORKER_RSS_LIMIT = 1000 * 1000 * 1000;
+const SAMPLE_MS = 1000;
+
+function minutesArg(): number {
+  const i = process.argv.indexOf('--minutes');
+  const minutes = i >= 0 ? Number(process.argv[i + 1]) : 10;
+  if (!(minutes > 0 && minutes <= 120)) throw new Error('--minutes: expected a number of minutes from 0 to 120');
+  return minutes;
+}
+
+function ffmpeg(args: string[]): void {
+  execFileSync('ffmpeg', ['-y', '-v', 'error', '-nostdin', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+function countFrames(file: string): number {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', file]);
+  return Number(String(out).trim());
+}
+
+/**
+ * One H.264 segment of 1080p25 from a single encoder (x264 veryfast, CRF 23, a keyframe every
+ * 2 s like a camera's), so that copies of it can be joined without re-encoding.
+ */
+function segment(): { file: string; source: string } {
+  const bench = fs.existsSync(BENCH_SET)
+    ? fs.readdirSync(BENCH_SET).filter((n) => n.endsWith(`-${WIDTH}x${HEIGHT}.mp4`)).sort()
+    : [];
+  const file = path.join(CACHE, bench.length ? 'segment-facelog-bench-1080p.mp4' : 'segment-vtest-1080p.mp4');
+  const source = bench.length
+    ? `${bench.length} face-log bench videos at 1080p (${path.relative(process.cwd(), BENCH_SET)}), joined`
+    : 'vtest.avi scaled to 1920x1080 at 25 fps (no faces: the face-log bench set was not generated)';
+  if (fs.existsSync(file)) return { file, source };
+  fs.mkdirSync(CACHE, { recursive: true });
+  const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-g', String(2 * FPS), '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
+  const tmp = `${file}.tmp.mp4`;
+  console.error(`generating ${path.relative(process.cwd(), file)} from ${source} ...`);
+  if (bench.length) {
+    // The concat filter decodes each file with its own parameters (their H.264 headers differ).
+    const inputs = bench.flatMap((n) => ['-i', path.join(BENCH_SET, n)]);
+    const graph = `${bench.map((_, i) => `[${i}:v:0]`).join('')}concat=n=${bench.length}:v=1:a=0,fps=${FPS}[v]`;
+    ffmpeg([...inputs, '-filter_complex', graph, '-map', '[v]', ...encode, tmp]);
+  } else {
+    ffmpeg(['-i', path.join(FOOTAGE, 'vtest.avi'), '-vf', `scale=${WIDTH}:${HEIGHT},fps=${FPS}`, ...encode, tmp]);
+  }
+  fs.renameSync(tmp, file);
+  return { file, source };
+}
+
+/** The segment looped by stream copy to `frames` frames. */
+function longVideo(frames: number): { file: string; source: string } {
+  const seg = segment();
+  const segFrames = countFrames(seg.file);
+  const file = path.join(CACHE, `${path.basename(seg.file, '.mp4').replace('segment-', 'long-')}-${frames}f.mp4`);
+  if (!fs.existsSync(file)) {
+    const list = `${file}.txt`;
+    const copies = Math.ceil(frames / segFrames);
+    fs.writeFileSync(list, Array.from({ length: copies }, () => `file '${seg.file.replace(/'/g, "'\\''")}'\n`).join(''));
+    const tmp = `${file}.tmp.mp4`;
+    console.error(`generating ${path.relative(process.cwd(), file)} (${copies} copies of the segment) ...`);
+    ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-map', '0:v:0', '-c', 'copy', '-frames:v', String(frames), '-movflags', '+faststart', tmp]);
+    fs.rmSync(list);
+    fs.renameSync(tmp, file);
+  }
+  return { file, source: `${seg.source}, looped` };
+}
+
+/** Plain decoding, as the face log reads frames (lib/video/frame-reader.ts). */
+async function decode(file: string): Promise<{ ms: number; frames: number; error: string | null }> {
+  const t0 = performance.now();
+  const source = readFrames(file, { width: WIDTH, height: HEIGHT });
+  let frames = 0;
+  for await (const frame of source.frames()) {
+    void frame;
+    frames++;
+  }
+  return { ms: performance.now() - t0, frames, error: source.decodeError };
+}
+
+type Kind = 'service' | 'worker' | 'ffmpeg decoder' | 'ffmpeg encoder' | 'ffprobe (upload checks)' | 'other';
+
+/** Peak resident memory per process of the service's tree, sampled every second. */
+class TreeMemory {
+  readonly peaks = new Map<number, { kind: Kind; peak: number }>();
+  /** The largest worker RSS of each sample, for the course over the job. */
+  readonly workerSeries: number[] = [];
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly root: number) {
+    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
+    this.timer.unref();
+    this.sample();
+  }
+
+  stop(): void {
+    this.sample();
+    clearInterval(this.timer);
+  }
+
+  peakOf(kind: Kind): { count: number; peak: number } {
+    const list = [...this.peaks.values()].filter((p) => p.kind === kind);
+    return { count: list.length, peak: Math.max(0, ...list.map((p) => p.peak)) };
+  }
+
+  private sample(): void {
+    let worker = 0;
+    const visit = (pid: number, kind: Kind) => {
+      const rss = Math.max(status(pid, 'VmRSS'), status(pid, 'VmHWM'));
+      if (rss > 0) {
+        const known = this.peaks.get(pid);
+        this.peaks.set(pid, { kind, peak: Math.max(known?.peak ?? 0, rss) });
+      }
+      if (kind === 'worker') worker = Math.max(worker, status(pid, 'VmRSS'));
+      for (const child of children(pid)) visit(child, kindOf(child));
+    };
+    visit(this.root, 'service');
+    this.workerSeries.push(worker);
+  }
+}
+
+function kindOf(pid: number): Kind {
+  const cmd = cmdline(pid);
+  if (cmd.includes('worker-process')) return 'worker';
+  if (cmd.startsWith('ffprobe')) return 'ffprobe (upload checks)';
+  if (cmd.startsWith('ffmpeg') && cmd.includes('libx264')) return 'ffmpeg encoder';
+  if (cmd.startsWith('ffmpeg') && cmd.includes('pipe:1')) return 'ffmpeg decoder';
+  return 'other';
+}
+
+function status(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function cmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+
+function children(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+const mib = (bytes: number) => (bytes / MiB).toFixed(0);
+
+async function main(): Promise<void> {
+  const minutes = minutesArg();
+  const frames = Math.round(minutes * 60 * FPS);
+  const video = longVideo(frames);
+  const size = fs.statSync(video.file).size;
+  console.log(`\nLong video: ${WIDTH}x${HEIGHT} @ ${FPS} fps, ${minutes} min (${frames} frames, ${mib(size)} MiB H.264), ${video.source}`);
+
+  const plain = await decode(video.file);
+  if (plain.frames !== frames || plain.error) throw new Error(`the video decodes to ${plain.frames} of ${frames} frames${plain.error ? `: ${plain.error}` : ''}`);
+  console.log(`Plain decode (ffmpeg to BGR frames in Node, as the face log reads them): ${(plain.ms / 1000).toFixed(1)} s, ${((frames / plain.ms) * 1000).toFixed(1)} fps`);
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-long-'));
+  const service = await spawnService({ DATA_DIR: path.join(dir, 'data'), AUTH_CREDENTIALS: 'bench:bench' });
+  const memory = new TreeMemory(service.child.pid!);
+  let failed = false;
+  try {
+    const form = new FormData();
+    form.append('video', await fs.openAsBlob(video.file, { type: 'video/mp4' }), path.basename(video.file));
+    const uploadStart = performance.now();
+    const res = await fetch(`${service.url}/face_log`, { method: 'POST', headers: { authorization: AUTH }, body: form });
+    const posted = (await res.json()) as { task?: { job_id: string }; error?: unknown };
+    if (res.status !== 200 || !posted.task) throw new Error(`POST /face_log answered ${res.status}: ${JSON.stringify(posted)}`);
+    const accepted = performance.now();
+    const id = posted.task.job_id;
+
+    let task: Record<string, any>;
+    let lastNote = 0;
+    for (;;) {
+      task = ((await (await fetch(`${service.url}/face_log/${id}`, { headers: { authorization: AUTH } })).json()) as { task: Record<string, any> }).task;
+      if (task.complete) break;
+      if (performance.now() - lastNote > 60_000) {
+        lastNote = performance.now();
+        const worker = memory.workerSeries.at(-1) ?? 0;
+        console.error(`  ${((performance.now() - accepted) / 1000).toFixed(0)} s: ${task.message}; worker ${mib(worker)} MiB`);
+      }
+      await new Promise((r) => setTimeout(r, SAMPLE_MS));
+    }
+    const jobMs = performance.now() - accepted;
+    memory.stop();
+
+    if (!task.success) {
+      failed = true;
+      console.log(`FAIL: the face log failed: ${JSON.stringify(task.error)} ${task.message}`);
+    } else {
+      const fps = (task.frames_processed / jobMs) * 1000;
+      console.log(`Upload and checks: ${((accepted - uploadStart) / 1000).toFixed(1)} s`);
+      console.log(
+        `Face log: ${(jobMs / 1000).toFixed(1)} s for ${task.frames_processed} frames: ${fps.toFixed(2)} fps, ` +
+          `${(fps / FPS).toFixed(2)}x real time, ${(jobMs / plain.ms).toFixed(2)}x the plain decode time; ${task.message}`,
+      );
+    }
+    console.log(`\nPeak resident memory (VmHWM and VmRSS from /proc every ${SAMPLE_MS / 1000} s), service on its defaults (WORKERS=${os.availableParallelism()}):`);
+    console.log('| process | processes seen | peak RSS MiB | target |');
+    console.log('|---|---|---|---|');
+    const service_ = memory.peakOf('service');
+    const worker = memory.peakOf('worker');
+    const verdict = (peak: number, limit: number) => `< ${limit / 1e6} MB: ${peak < limit ? 'met' : 'MISSED'} (${(peak / 1e6).toFixed(0)} MB)`;
+    console.log(`| service (HTTP, job store, queue) | ${service_.count} | ${mib(service_.peak)} | ${verdict(service_.peak, SERVICE_RSS_LIMIT)} |`);
+    console.log(`| worker (face log, OpenCV), largest | ${worker.count} | ${mib(worker.peak)} | ${verdict(worker.peak, WORKER_RSS_LIMIT)} each |`);
+    for (const kind of ['ffmpeg decoder', 'ffmpeg encoder', 'ffprobe (upload checks)', 'other'] as const) {
+      const p = memory.peakOf(kind);
+      if (p.count) console.log(`| ${kind}, largest | ${p.count} | ${mib(p.peak)} | |`);
+    }
+    // The course of the largest worker's RSS over the job, in tenths: flat means bounded.
+    const series = memory.workerSeries;
+    const tenths = Array.from({ length: 10 }, (_, i) => Math.max(0, ...series.slice(Math.floor((i * series.length) / 10), Math.floor(((i + 1) * series.length) / 10))));
+    console.log(`\nLargest worker RSS per tenth of the run (MiB): ${tenths.map(mib).join(' ')}`);
+    if (service_.peak >= SERVICE_RSS_LIMIT || worker.peak >= WORKER_RSS_LIMIT) failed = true;
+  } finally {
+    memory.stop();
+    service.child.kill('SIGTERM');
+    await service.exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
