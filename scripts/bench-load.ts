@@ -7,7 +7,7 @@
 //
 // The burst mixes tamper checks (20 frames of 320x240) and face logs (1 s of a 640x480 face-log
 // test video with one face) in the proportion of their `weight`s: 3 to 1 by default, so the face
-// logs (about 2 s of worker time each against 0.3 s) keep the whole run to a few minutes.
+// logs (1-2 s of worker time each against 0.3 s) keep the whole run to about 1-2 minutes.
 //
 // Options: --connections N (200) --submissions N (400 POSTs in all) --queue-limit N (150)
 //          --pollers N (8 GET connections) --poll-rate N (200 GETs/s in all) --workers N (2)
