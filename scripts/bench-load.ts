@@ -24,6 +24,7 @@ import { spawnService } from '../test/helpers/service.js';
 import { MEDIA_DIR, testMedia } from '../test/helpers/media.js';
 import { DEFAULT_FACELOG_FIXTURE_DIR, readFacelogManifest } from './facelog-fixtures/truth.js';
 import { multipartBody, multipartType, type Part } from './hostile-corpus/multipart.js';
+import { procChildren, procCmdline, procStatus } from './proc-stats.js';
 
 const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
 /** Below the service, above its workers (worker-pool.ts: +10). */
@@ -338,7 +339,7 @@ class MemorySampler {
   }
 
   servicePeak(): number {
-    return Math.max(this.lastServiceHwm, status(this.pid, 'VmHWM'));
+    return Math.max(this.lastServiceHwm, procStatus(this.pid, 'VmHWM'));
   }
 
   stop(): void {
@@ -347,36 +348,11 @@ class MemorySampler {
   }
 
   private sample(): void {
-    this.lastServiceHwm = Math.max(this.lastServiceHwm, status(this.pid, 'VmHWM'));
-    for (const child of children(this.pid)) {
-      if (!cmdline(child).includes('worker-process')) continue;
-      this.workerPeak = Math.max(this.workerPeak, status(child, 'VmHWM'), status(child, 'VmRSS'));
+    this.lastServiceHwm = Math.max(this.lastServiceHwm, procStatus(this.pid, 'VmHWM'));
+    for (const child of procChildren(this.pid)) {
+      if (!procCmdline(child).includes('worker-process')) continue;
+      this.workerPeak = Math.max(this.workerPeak, procStatus(child, 'VmHWM'), procStatus(child, 'VmRSS'));
     }
-  }
-}
-
-function status(pid: number, field: string): number {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function cmdline(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-  } catch {
-    return '';
-  }
-}
-
-function children(pid: number): number[] {
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
   }
 }
 

@@ -25,6 +25,7 @@ import path from 'node:path';
 import { readFrames } from '../lib/video/frame-reader.js';
 import { spawnService } from '../test/helpers/service.js';
 import { FOOTAGE } from '../test/helpers/media.js';
+import { procChildren, procCmdline, procStatus } from './proc-stats.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
@@ -141,13 +142,13 @@ class TreeMemory {
   private sample(): void {
     let worker = 0;
     const visit = (pid: number, kind: Kind) => {
-      const rss = Math.max(status(pid, 'VmRSS'), status(pid, 'VmHWM'));
+      const rss = Math.max(procStatus(pid, 'VmRSS'), procStatus(pid, 'VmHWM'));
       if (rss > 0) {
         const known = this.peaks.get(pid);
         this.peaks.set(pid, { kind, peak: Math.max(known?.peak ?? 0, rss) });
       }
-      if (kind === 'worker') worker = Math.max(worker, status(pid, 'VmRSS'));
-      for (const child of children(pid)) visit(child, kindOf(child));
+      if (kind === 'worker') worker = Math.max(worker, procStatus(pid, 'VmRSS'));
+      for (const child of procChildren(pid)) visit(child, kindOf(child));
     };
     visit(this.root, 'service');
     this.workerSeries.push(worker);
@@ -155,37 +156,12 @@ class TreeMemory {
 }
 
 function kindOf(pid: number): Kind {
-  const cmd = cmdline(pid);
+  const cmd = procCmdline(pid);
   if (cmd.includes('worker-process')) return 'worker';
   if (cmd.startsWith('ffprobe')) return 'ffprobe (upload checks)';
   if (cmd.startsWith('ffmpeg') && cmd.includes('libx264')) return 'ffmpeg encoder';
   if (cmd.startsWith('ffmpeg') && cmd.includes('pipe:1')) return 'ffmpeg decoder';
   return 'other';
-}
-
-function status(pid: number, field: string): number {
-  try {
-    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-function cmdline(pid: number): string {
-  try {
-    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-  } catch {
-    return '';
-  }
-}
-
-function children(pid: number): number[] {
-  try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
 }
 
 const mib = (bytes: number) => (bytes / MiB).toFixed(0);

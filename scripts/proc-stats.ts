@@ -1,0 +1,31 @@
+// What Linux's /proc says about a process, for the benchmarks that watch the service's memory.
+// Every reader answers 0, '' or [] once the process has gone.
+import fs from 'node:fs';
+
+/** A `kB` field of /proc/<pid>/status (VmRSS, VmHWM, ...), in bytes. */
+export function procStatus(pid: number, field: string): number {
+  try {
+    const m = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/** The command line, arguments separated by spaces. */
+export function procCmdline(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
+  } catch {
+    return '';
+  }
+}
+
+/** Direct children. */
+export function procChildren(pid: number): number[] {
+  try {
+    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
