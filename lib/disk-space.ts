@@ -29,12 +29,6 @@ export const RUNNING_JOB_FLOOR_DIVISOR = 4;
  */
 export const OUT_OF_SPACE_REPORT_MS = 10 * 60 * 1000;
 
-/**
- * Less free than this right after a write failed means the disk was full: a writer fails when it
- * cannot get one more block (ffmpeg writes 32 KiB at a time).
- */
-const FULL_DISK_BYTES = 1024 * 1024;
-
 /** Accepting more data would leave less than the configured floor free. */
 export class InsufficientStorageError extends Error {
   readonly code = 'insufficient_storage';
@@ -112,26 +106,17 @@ export class StorageGuard {
 }
 
 /**
- * The DiskFullError that explains `err`, or null: the error (or its cause) is ENOSPC, or says
- * "No space left on device" (the strerror text by which ffmpeg and OpenCV report it), or, when
- * `dir` is given, its file system has less than FULL_DISK_BYTES left. The last matters for
- * ffmpeg: when it dies of a full disk, the encoder's caller sees only EPIPE on the pipe, so the
- * disk is asked right after the failure, before the partial results are removed.
+ * The DiskFullError that explains `err`, or null: the error (or its cause) is one already, is
+ * ENOSPC or SQLITE_FULL, or says "No space left on device" (the strerror text by which ffmpeg
+ * reports it; the video encoder passes ffmpeg's reason on instead of the broken pipe).
  */
-export async function diskFullError(err: unknown, dir?: string): Promise<DiskFullError | null> {
+export function diskFullError(err: unknown): DiskFullError | null {
   if (err instanceof DiskFullError) return err;
-  if (saysNoSpace(err)) return writeFailed(err);
-  if (!dir) return null;
-  try {
-    if ((await statfsFreeBytes(dir)) < FULL_DISK_BYTES) return writeFailed(err);
-  } catch {
-    // the folder is gone or unreadable: no evidence either way
-  }
-  return null;
+  return saysNoSpace(err) ? writeFailed(err) : null;
 }
 
-/** Synchronous part of diskFullError: what the error itself says. */
-export function saysNoSpace(err: unknown): boolean {
+/** What the error itself, or its causes, says. */
+function saysNoSpace(err: unknown): boolean {
   for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
     if (e.code === 'ENOSPC' || e.code === 'SQLITE_FULL') return true;
     if (typeof e.message === 'string' && /no space left on device/i.test(e.message)) return true;

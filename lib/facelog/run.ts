@@ -86,8 +86,7 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
   } catch (err) {
     encoder.abort();
     source.close();
-    // Asked before the partial results are removed: ffmpeg dying of a full disk shows here as EPIPE.
-    const full = await diskFullError(err, partial);
+    const full = diskFullError(err);
     await fs.rm(partial, { recursive: true, force: true });
     throw full ?? err;
   }

@@ -41,7 +41,7 @@ async function runJob(request: WorkerRequest): Promise<void> {
     send({ type: 'done', jobId, message: outcome.message, result: outcome.result });
   } catch (err) {
     const error = (job.cancelled ?? err) as Error & { code?: unknown };
-    const full = error instanceof DiskFullError ? error : await diskFullError(error);
+    const full = diskFullError(error);
     if (full) {
       // Results could not be written: a clean failure with a plain message, not an internal error.
       log.warn({ err: error }, 'disk full while writing results');

@@ -53,11 +53,16 @@ export class VideoEncoder {
 
   /** Queues one frame; waits when ffmpeg is behind, so at most a pipe's worth is buffered. */
   async write(frame: cv.Mat): Promise<void> {
-    if (this.failed) throw this.error();
+    if (this.failed) throw await this.exitError();
     if (frame.cols !== this.options.width || frame.rows !== this.options.height) {
       throw new Error(`frame is ${frame.cols}x${frame.rows}, the video is ${this.options.width}x${this.options.height}`);
     }
-    if (!this.child.stdin.write(frame.getData())) await once(this.child.stdin, 'drain');
+    try {
+      if (!this.child.stdin.write(frame.getData())) await once(this.child.stdin, 'drain');
+    } catch (err) {
+      this.failed ??= err as Error;
+      throw await this.exitError();
+    }
   }
 
   /** Ends the stream and waits for the file to be complete. */
@@ -67,6 +72,15 @@ export class VideoEncoder {
     if (this.failed || code !== 0) throw this.error();
   }
 
+  /**
+   * The error once ffmpeg has exited: a broken pipe (EPIPE) only says that ffmpeg stopped reading,
+   * its stderr says why (e.g. "No space left on device", which disk-space.ts recognises).
+   */
+  private async exitError(): Promise<Error> {
+    await this.exited;
+    return this.error();
+  }
+
   /** Stops encoding and leaves whatever was written. */
   abort(): void {
     if (this.child.exitCode === null) this.child.kill('SIGKILL');
@@ -74,6 +88,7 @@ export class VideoEncoder {
 
   private error(): Error {
     const detail = this.stderr.trim().split('\n')[0] || this.failed?.message || 'ffmpeg failed';
-    return new Error(`overlay video encoding failed: ${detail}`);
+    // The whole of ffmpeg's complaint rides along as the cause: its reason may be on a later line.
+    return new Error(`overlay video encoding failed: ${detail}`, { cause: this.stderr.trim() ? new Error(this.stderr.trim()) : this.failed ?? undefined });
   }
 }
