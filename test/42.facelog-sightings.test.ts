@@ -1,6 +1,6 @@
 // The sighting generator's rules on hand-made tracks: gaps, crossings, duplicates, re-appearance.
 import { expect } from 'chai';
-import { stitchTracks, MAX_GAP_SECONDS, type TrackSummary } from '../lib/facelog/sightings/stitch.js';
+import { stitchTracks, MAX_GAP_SECONDS, MAX_SHRINK_RATIO, type TrackSummary } from '../lib/facelog/sightings/stitch.js';
 import { decideGender } from '../lib/facelog/gender/aggregate.js';
 import type { Box } from '../lib/facelog/types.js';
 
@@ -49,6 +49,14 @@ describe('sighting generator', () => {
       { fps: FPS, distance: euclidean },
     );
     expect(groups).to.deep.equal([[1], [2]]);
+  });
+
+  it('does not join a face that left close to the camera with a much smaller one that appears next', () => {
+    // Similar descriptors (distance 0.3): only the size tells the next person in the queue apart.
+    const left = track(1, 0, 40, box(300, 100, 60), box(320, 300, 140), [person(0)]);
+    const far = (w: number) => track(2, 60, 100, box(100, 100, w), box(150, 200, 120), [person(0, 0.3)]);
+    expect(stitchTracks([left, far(140 / MAX_SHRINK_RATIO - 10)], { fps: FPS, distance: euclidean })).to.deep.equal([[1], [2]]);
+    expect(stitchTracks([left, far(140 / MAX_SHRINK_RATIO + 10)], { fps: FPS, distance: euclidean })).to.deep.equal([[1, 2]]);
   });
 
   it('makes a new sighting when the person comes back after more than the longest gap', () => {

@@ -24,18 +24,25 @@ const DETECTIONS_FOR_FULL_CONFIDENCE = 4;
 /** Best detector scores averaged into a sighting's confidence. */
 const TOP_SCORES = 5;
 
+/**
+ * How sure the detector was of a sighting's face: the mean of its TOP_SCORES best detector scores
+ * (0.5..1, the detector reports nothing below 0.5).
+ */
+export function bestScores(tracks: Track[]): number {
+  const top = tracks.flatMap((t) => t.detections.map((d) => d.score)).sort((a, b) => b - a).slice(0, TOP_SCORES);
+  return top.reduce((s, x) => s + x, 0) / Math.max(1, top.length);
+}
+
 export function buildSighting(
   tracks: Track[],
   evidence: (t: Track) => TrackEvidence,
   genderRequested: boolean,
 ): Sighting {
   const id = randomUUID();
-  const scores = tracks.flatMap((t) => t.detections.map((d) => d.score)).sort((a, b) => b - a);
-  const top = scores.slice(0, TOP_SCORES);
-  const meanTop = top.reduce((s, x) => s + x, 0) / Math.max(1, top.length);
+  const detections = tracks.reduce((n, t) => n + t.detections.length, 0);
   // Confidence: how sure the detector was of the face, discounted for a sighting seen only a
   // few times (a short sighting is more likely a false detection).
-  const confidence = meanTop * (1 - Math.exp(-scores.length / DETECTIONS_FOR_FULL_CONFIDENCE));
+  const confidence = bestScores(tracks) * (1 - Math.exp(-detections / DETECTIONS_FOR_FULL_CONFIDENCE));
   const gender = genderRequested ? decideGender(tracks.flatMap((t) => evidence(t).genderVotes)) : { gender: '', confidence: -1 };
   return {
     sighting_id: id,
