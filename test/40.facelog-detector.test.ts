@@ -182,6 +182,22 @@ describe('face detector (BlazeFace)', function () {
     for (const d of detections) expect(intersection(d.box, region)).to.be.above(0);
   });
 
+  it('looks for each tracked face with one model run, on its own level, and finds it there', () => {
+    const [frame] = vtestFrames([200], 1920, 1080);
+    for (const [i, width] of [40, 90, 160, 300].entries()) {
+      const scene = frame.copy();
+      const box = pasteFace(scene, faces[i], width, 700, 300);
+      // The tracked box is one frame old: a little off.
+      const tracked: Box = { x: box.x + width * 0.1, y: box.y - width * 0.05, width: width * 1.05, height: box.height * 1.05 };
+      const detections = detector.detect(scene, { minSize: 30, faces: [tracked] });
+      expect(detector.lastTileCount, `${width} px`).to.equal(1);
+      expect(bestMatch(detections, box).iou, `${width} px`).to.be.at.least(FOUND_IOU);
+      // Nothing else is looked at: a face elsewhere is not reported.
+      const other = pasteFace(scene, faces[i + 4], 60, 1500, 700);
+      expect(bestMatch(detector.detect(scene, { minSize: 30, faces: [tracked] }), other).iou).to.equal(0);
+    }
+  });
+
   it('finds a face on the border between two tiles', () => {
     const [frame] = vtestFrames([300], 1920, 1080);
     const [level0] = planTiles(1920, 1080, 30);

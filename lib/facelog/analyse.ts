@@ -1,11 +1,10 @@
 // The face log's frame loop: decode -> (every few frames) detect where there was motion ->
 // track -> keep evidence per track -> draw the overlay. Stitching into sightings, gender and the
 // result files come after the last frame (see run.ts).
-import cv from '../video/opencv.js';
 import type { FrameSource } from '../video/frame-reader.js';
 import type { VideoEncoder } from '../video/video-encoder.js';
+import type { YuvFrame } from '../video/yuv-frame.js';
 import type { FaceDetector } from './detect/detector.js';
-import { expand } from './geometry.js';
 import { MotionRegions } from './motion/motion-regions.js';
 import { ScanSchedule } from './detect/scan-schedule.js';
 import { drawTracks } from './output/overlay.js';
@@ -21,8 +20,6 @@ import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
 const DETECTIONS_PER_SECOND = 5;
 /** Detector runs without its face after which a confirmed track ends (about 0.7 s). */
 const MAX_MISSES = 4;
-/** Around each tracked face the detector always looks, in face sizes on each side. */
-const TRACK_SEARCH_MARGIN = 1;
 
 export interface AnalyseOptions {
   width: number;
@@ -72,8 +69,8 @@ export async function analyseFrames(
   // been confirmed or dropped and cut to its last detection: a tentative track is decided within
   // 2 detector runs, a lost one ends after MAX_MISSES.
   const delay = (MAX_MISSES + 2) * detectEvery + 1;
-  const waiting: { index: number; frame: cv.Mat }[] = [];
-  const emit = async (index: number, frame: cv.Mat) => {
+  const waiting: { index: number; frame: YuvFrame }[] = [];
+  const emit = async (index: number, frame: YuvFrame) => {
     const faces = [];
     for (const track of tracker.tracks) {
       if (!track.confirmed || track.startFrame > index || track.lastDetectedFrame < index) continue;
@@ -91,19 +88,21 @@ export async function analyseFrames(
     const pyramid = new FramePyramid(frame);
     let detections = null;
     if (index % detectEvery === 0) {
-      const moved = motion.update(frame);
-      const tracked = tracker.liveTracks.map((t) => expand(t.lastBox, TRACK_SEARCH_MARGIN, options.width, options.height));
+      const moved = motion.update(frame.luma());
+      const tracked = tracker.liveTracks.map((t) => t.lastBox);
       const opts = index === 0 ? { minSize: options.minSize } : scan.next(tracked, moved);
-      detections = detector.detect(frame, opts);
+      detections = detector.detect(frame.bgr(), opts);
       detectorTiles += detector.lastTileCount ?? 0;
     }
     tracker.step(index, pyramid, detections);
     if (detections) {
       for (const track of tracker.liveTracks) {
         const last = track.detections[track.detections.length - 1];
-        if (last.frame === index) evidenceOf(track).observe(frame, index, fps, last, analysers);
+        if (last.frame === index) evidenceOf(track).observe(frame.bgr(), index, fps, last, analysers);
       }
     }
+    // The Mats made for the analysis go now; the frame's own bytes wait for the overlay.
+    frame.release();
     waiting.push({ index, frame });
     if (waiting.length > delay) {
       const oldest = waiting.shift()!;

@@ -3,7 +3,7 @@
 // when everything is complete (a crash or retry never leaves half a result behind).
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { readFrames } from '../video/frame-reader.js';
+import { evenSize, readFrames } from '../video/frame-reader.js';
 import { VideoEncoder } from '../video/video-encoder.js';
 import { DecodeError } from '../video/errors.js';
 import { diskFullError } from '../disk-space.js';
@@ -71,7 +71,8 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
 
   const fps = input.still ? 0 : input.fps;
   const source = readFrames(input.videoPath, { width: input.width, height: input.height, maxFrames: input.maxFrames });
-  const encoder = new VideoEncoder(path.join(partial, OVERLAY_FILE), { width: input.width, height: input.height, fps: fps || 1 });
+  // Decoded frames come at even sizes (4:2:0), and the overlay keeps them.
+  const encoder = new VideoEncoder(path.join(partial, OVERLAY_FILE), { ...evenSize(input.width, input.height), fps: fps || 1 });
   let loop;
   try {
     loop = await analyseFrames(

@@ -37,6 +37,12 @@ export interface DetectOptions {
   /** Where to look; the whole frame when absent (e.g. regions with motion on a static camera). */
   regions?: Box[];
   /**
+   * Faces already tracked (their last boxes): each is looked for again only around itself and
+   * only on the pyramid level that suits its size, one model run for a face or a group of close
+   * ones. Implies region mode: with `faces` and no `regions`, only the faces are looked at.
+   */
+  faces?: Box[];
+  /**
    * With `regions`: also look at part `index` of `of` equal shares of the whole-frame search, so
    * that successive calls with index 0..of-1 cover the whole frame between them.
    */

@@ -1,9 +1,9 @@
-// Frame-by-frame decoding of a long video by an ffmpeg child process that writes raw BGR frames
-// to a pipe. The decoder runs on another core than the analysis (the worker process is single
+// Frame-by-frame decoding of a long video by an ffmpeg child process that writes raw I420 frames
+// (see yuv-frame.ts) to a pipe. The decoder runs on another core than the analysis (the worker process is single
 // threaded), and only a few frames are in flight at a time, so memory stays bounded whatever the
 // video's length.
 import { spawn } from 'node:child_process';
-import cv from './opencv.js';
+import { YuvFrame } from './yuv-frame.js';
 import { DecodeError } from './errors.js';
 
 export interface FrameReaderOptions {
@@ -14,20 +14,24 @@ export interface FrameReaderOptions {
 }
 
 export interface FrameSource {
-  /** Frames in order, as BGR Mats of width x height. */
-  frames(): AsyncGenerator<cv.Mat>;
+  /**
+   * Frames in order, of width x height rounded up to even numbers (4:2:0 needs even sizes: an odd
+   * size gets one black column or row).
+   */
+  frames(): AsyncGenerator<YuvFrame>;
   /** ffmpeg's complaint when the stream ended with an error (truncated or corrupt data), else null. */
   readonly decodeError: string | null;
   close(): void;
 }
 
 export function readFrames(file: string, options: FrameReaderOptions): FrameSource {
-  const { width, height } = options;
-  const frameBytes = width * height * 3;
+  const { width, height } = evenSize(options.width, options.height);
+  const frameBytes = YuvFrame.bytes(width, height);
   const args = ['-v', 'error', '-nostdin', '-threads', '1', '-i', file, '-map', '0:v:0'];
   if (options.maxFrames && options.maxFrames > 0) args.push('-frames:v', String(options.maxFrames));
-  // -s keeps every frame at the declared size even if the stream changes size mid-way.
-  args.push('-vsync', 'passthrough', '-s', `${width}x${height}`, '-f', 'rawvideo', '-pix_fmt', 'bgr24', 'pipe:1');
+  // The scale keeps every frame at the declared size even if the stream changes size mid-way.
+  const filter = `scale=${options.width}:${options.height},pad=${width}:${height}`;
+  args.push('-vsync', 'passthrough', '-vf', filter, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1');
   const child = spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
@@ -41,10 +45,9 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
   });
   let decodeError: string | null = null;
 
-  async function* frames(): AsyncGenerator<cv.Mat> {
-    // Chunks are copied into one frame buffer; the Mat constructor copies it again into OpenCV's
-    // memory, so the buffer is reused for the next frame.
-    const frame = Buffer.allocUnsafe(frameBytes);
+  async function* frames(): AsyncGenerator<YuvFrame> {
+    // Chunks are copied into a fresh buffer per frame: the caller may keep frames for a while.
+    let frame = Buffer.allocUnsafe(frameBytes);
     let filled = 0;
     let finished = false;
     try {
@@ -57,7 +60,9 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
           offset += n;
           if (filled === frameBytes) {
             filled = 0;
-            yield new cv.Mat(frame, height, width, cv.CV_8UC3);
+            const full = frame;
+            frame = Buffer.allocUnsafe(frameBytes);
+            yield new YuvFrame(full, width, height);
           }
         }
       }
@@ -79,6 +84,11 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
       if (child.exitCode === null) child.kill('SIGKILL');
     },
   };
+}
+
+/** The size rounded up to even numbers. */
+export function evenSize(width: number, height: number): { width: number; height: number } {
+  return { width: width + (width % 2), height: height + (height % 2) };
 }
 
 function firstLine(text: string): string {

@@ -1,11 +1,12 @@
-// H.264 MP4 encoding by an ffmpeg child process fed raw BGR frames through a pipe: the encoder
+// H.264 MP4 encoding by an ffmpeg child process fed raw I420 frames through a pipe: the encoder
 // runs on another core than the analysis. The moov atom is moved to the front (+faststart) so a
 // browser can start playing the file before it has downloaded all of it.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import type cv from './opencv.js';
+import type { YuvFrame } from './yuv-frame.js';
 
 export interface VideoEncoderOptions {
+  /** Frame size; even (4:2:0). */
   width: number;
   height: number;
   fps: number;
@@ -35,9 +36,7 @@ export class VideoEncoder {
     const fps = options.fps > 0 && options.fps <= 240 ? options.fps : 25;
     const args = [
       '-v', 'error', '-y',
-      '-f', 'rawvideo', '-pix_fmt', 'bgr24', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
-      // 4:2:0 needs even sizes: an odd width or height gets one padding column or row.
-      '-vf', 'pad=ceil(iw/2)*2:ceil(ih/2)*2',
+      '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
       '-c:v', 'libx264', '-preset', X264_PRESET, '-crf', X264_CRF, '-pix_fmt', 'yuv420p',
       '-movflags', '+faststart', '-f', 'mp4', file,
     ];
@@ -51,14 +50,17 @@ export class VideoEncoder {
     this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
   }
 
-  /** Queues one frame; waits when ffmpeg is behind, so at most a pipe's worth is buffered. */
-  async write(frame: cv.Mat): Promise<void> {
+  /**
+   * Queues one frame (its buffer is handed over, not copied: do not change it afterwards); waits
+   * when ffmpeg is behind, so at most a pipe's worth is buffered.
+   */
+  async write(frame: YuvFrame): Promise<void> {
     if (this.failed) throw await this.exitError();
-    if (frame.cols !== this.options.width || frame.rows !== this.options.height) {
-      throw new Error(`frame is ${frame.cols}x${frame.rows}, the video is ${this.options.width}x${this.options.height}`);
+    if (frame.width !== this.options.width || frame.height !== this.options.height) {
+      throw new Error(`frame is ${frame.width}x${frame.height}, the video is ${this.options.width}x${this.options.height}`);
     }
     try {
-      if (!this.child.stdin.write(frame.getData())) await once(this.child.stdin, 'drain');
+      if (!this.child.stdin.write(frame.data)) await once(this.child.stdin, 'drain');
     } catch (err) {
       this.failed ??= err as Error;
       throw await this.exitError();

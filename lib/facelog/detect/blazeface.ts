@@ -11,10 +11,10 @@ import cv from '../../video/opencv.js';
 import { generateAnchors, MODEL_INPUT_SIZE } from './anchors.js';
 import { decodeFaces, type RawFace, REGRESSOR_VALUES } from './decode.js';
 import type { FaceDetector } from './detector.js';
-import { intersection } from '../geometry.js';
+import { expand, intersection } from '../geometry.js';
 import { weightedNms } from './nms.js';
-import { planTiles, TILE_SIZE, type PyramidLevel, type Tile } from './tiles.js';
-import type { DetectOptions, FaceDetection, FaceLandmarks, Point } from '../types.js';
+import { planTiles, TILE_SIZE, TRACKED_FACE_MARGIN, type PyramidLevel, type Tile } from './tiles.js';
+import type { Box, DetectOptions, FaceDetection, FaceLandmarks, Point } from '../types.js';
 
 export const BLAZEFACE_MODEL_FILE = 'blazeface-back-256.onnx';
 
@@ -71,7 +71,7 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
   }
 
   function detect(frame: cv.Mat, options: DetectOptions): FaceDetection[] {
-    const levels = withScanPart(planTiles(frame.cols, frame.rows, options.minSize, options.regions), frame, options);
+    const levels = withScanPart(planTiles(frame.cols, frame.rows, options.minSize, options.regions, options.faces), frame, options);
     const found: RawFace[] = [];
     let tiles = 0;
     for (const level of levels) {
@@ -89,7 +89,7 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
     lastTileCount = tiles;
     const minWidth = options.minSize * (1 - MIN_SIZE_SLACK);
     // Faces outside the regions come from tiles reaching past them; a scan part looks everywhere.
-    const regions = options.scanPart ? undefined : options.regions;
+    const regions = options.scanPart || (!options.regions && !options.faces) ? undefined : searched(options);
     return weightedNms(found)
       .filter((f) => f.box.width >= minWidth && (!regions || regions.some((r) => intersection(r, f.box) > 0)))
       .map(toDetection);
@@ -110,7 +110,7 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
  */
 function withScanPart(levels: PyramidLevel[], frame: cv.Mat, options: DetectOptions): PyramidLevel[] {
   const part = options.scanPart;
-  if (!part || !options.regions) return levels;
+  if (!part || !(options.regions || options.faces)) return levels;
   const full = planTiles(frame.cols, frame.rows, options.minSize);
   let n = 0;
   return full
@@ -125,7 +125,13 @@ function withScanPart(levels: PyramidLevel[], frame: cv.Mat, options: DetectOpti
 
 /** Tiles one detect() call would run for these options (for budgeting calls). */
 export function countTiles(width: number, height: number, options: DetectOptions): number {
-  return planTiles(width, height, options.minSize, options.regions).reduce((n, l) => n + l.tiles.length, 0);
+  return planTiles(width, height, options.minSize, options.regions, options.faces).reduce((n, l) => n + l.tiles.length, 0);
+}
+
+/** Where a region-mode call looks: its regions, and its tracked faces with their margin. */
+function searched(options: DetectOptions): Box[] {
+  const faces = (options.faces ?? []).map((f) => expand(f, TRACKED_FACE_MARGIN, Infinity, Infinity));
+  return [...(options.regions ?? []), ...faces];
 }
 
 /** The model's outputs must match the anchors (896 for the back model) or every box is wrong. */

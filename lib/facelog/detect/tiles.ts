@@ -6,6 +6,7 @@
 // level are placed around them instead of a grid.
 import { MODEL_INPUT_SIZE } from './anchors.js';
 import type { Box } from '../types.js';
+import { expand } from '../geometry.js';
 
 export const TILE_SIZE = MODEL_INPUT_SIZE;
 
@@ -37,6 +38,17 @@ const MAX_SCALE = 2;
  * tracked faces come with a margin of one face on each side).
  */
 const REGION_MIN_FACE_SHARE = 1;
+/**
+ * Around a tracked face the detector looks this many face widths to each side: its box is one
+ * frame old, and a walking face moves a small part of its width per frame.
+ */
+export const TRACKED_FACE_MARGIN = 0.5;
+/**
+ * A tracked face is looked for on the finest level where it is at most this wide (model pixels):
+ * the model finds 99-100% of faces 32-128 px wide, and the face with its margins and context
+ * still fits in one tile.
+ */
+const TRACKED_FACE_MODEL_PX = 100;
 
 /** One tile: its top-left corner in level pixels (it may reach past the level image: padded). */
 export interface Tile {
@@ -59,13 +71,18 @@ export interface PyramidLevel {
 /**
  * The levels and tiles that find faces at least `minSize` wide in a `width` x `height` frame.
  * With `regions` (frame pixels), only tiles around them: one tile for each group of nearby
- * regions that fits in one, a grid over larger ones. Levels left without tiles are dropped.
+ * regions that fits in one, a grid over larger ones. With `faces` (tracked faces), also tiles
+ * around each face on its own level only (see TRACKED_FACE_MODEL_PX); `faces` without `regions`
+ * means no regions. Levels left without tiles are dropped.
  */
-export function planTiles(width: number, height: number, minSize: number, regions?: Box[]): PyramidLevel[] {
+export function planTiles(width: number, height: number, minSize: number, regions?: Box[], faces?: Box[]): PyramidLevel[] {
+  if (faces && !regions) regions = [];
   const levels: PyramidLevel[] = [];
   const fitScale = TILE_SIZE / Math.max(width, height);
   const minOverlap = Math.ceil(MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO * (1 + CONTEXT_MARGIN));
   let scale = Math.min(MAX_SCALE, MIN_FACE_MODEL_PX / minSize);
+  /** The previous (finer) level's scale; 0 before the first. */
+  let finerScale = 0;
   for (;;) {
     const w = Math.max(1, Math.round(width * scale));
     const h = Math.max(1, Math.round(height * scale));
@@ -84,12 +101,17 @@ export function planTiles(width: number, height: number, minSize: number, region
       // so around a region the tile needs only the context of the level's faces.
       const margin = Math.ceil(CONTEXT_MARGIN * MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO);
       const wanted = regions.filter((r) => Math.min(r.width, r.height) >= minFace * REGION_MIN_FACE_SHARE);
+      // The finest level where the tracked face is at most TRACKED_FACE_MODEL_PX; the last level
+      // takes every larger face.
+      const mine = (faces ?? []).filter((f) => (last || f.width * scale <= TRACKED_FACE_MODEL_PX) && (finerScale === 0 || f.width * finerScale > TRACKED_FACE_MODEL_PX));
+      wanted.push(...mine.map((f) => expand(f, TRACKED_FACE_MARGIN, width, height)));
       const around = tilesAround(wanted.map((r) => toLevel(r, level, margin)), w, h, minOverlap);
       // Regions all over the frame: the plain grid is no more work.
       level.tiles = around.length < grid.length ? around : grid;
     }
     if (level.tiles.length > 0) levels.push(level);
     if (last) break;
+    finerScale = scale;
     // The next level's smallest face is this level's largest; the whole frame in one tile at most.
     scale = Math.max(fitScale, (scale * MIN_FACE_MODEL_PX) / maxFaceModel);
   }

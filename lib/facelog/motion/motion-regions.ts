@@ -26,11 +26,9 @@ export class MotionRegions {
     this.kernel = cv.getStructuringElement(cv.MORPH_RECT, new cv.Size(DILATE_SIZE, DILATE_SIZE));
   }
 
-  /** Boxes (full-frame pixels) where `frame` differs from the frame given at the previous call. */
-  update(frame: cv.Mat): Box[] {
-    const small = frame
-      .resize(Math.max(1, Math.round(this.height * this.scale)), Math.max(1, Math.round(this.width * this.scale)), 0, 0, cv.INTER_AREA)
-      .bgrToGray();
+  /** Boxes (full-frame pixels) where `grey` (a frame's luma) differs from the one given at the previous call. */
+  update(grey: cv.Mat): Box[] {
+    const small = grey.resize(Math.max(1, Math.round(this.height * this.scale)), Math.max(1, Math.round(this.width * this.scale)), 0, 0, cv.INTER_AREA);
     const previous = this.previous;
     this.previous = small;
     if (!previous) return [{ x: 0, y: 0, width: this.width, height: this.height }];

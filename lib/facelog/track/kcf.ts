@@ -9,6 +9,7 @@
 // alone (measured under load), about 5 ms inside the whole pipeline on a busy machine.
 import cv from '../../video/opencv.js';
 import type { Box } from '../types.js';
+import type { YuvFrame } from '../../video/yuv-frame.js';
 import { clip, expand, round, scale } from '../geometry.js';
 
 /** Widest face, in pixels of its pyramid level, that KCF tracks without going down a level. */
@@ -23,20 +24,32 @@ const MAX_LEVEL = 3;
 /** KCF's patch area limit: 40x40 halves larger search windows (OpenCV's default is 80x80). */
 const MAX_PATCH_AREA = 40 * 40;
 
-/** A frame and its half, quarter and eighth size versions, made on first use. */
+/**
+ * A frame and its half, quarter and eighth size versions. Only the windows the trackers look at
+ * are made, in BGR, from the decoded I420 frame.
+ */
 export class FramePyramid {
-  private readonly levels: cv.Mat[];
+  constructor(readonly frame: YuvFrame) {}
 
-  constructor(readonly frame: cv.Mat) {
-    this.levels = [frame];
+  /** Size of level k (level 0 is the frame). */
+  size(k: number): { cols: number; rows: number } {
+    let cols = this.frame.width;
+    let rows = this.frame.height;
+    for (let i = 0; i < k; i++) {
+      cols = Math.max(1, Math.round(cols / 2));
+      rows = Math.max(1, Math.round(rows / 2));
+    }
+    return { cols, rows };
   }
 
-  level(k: number): cv.Mat {
-    while (this.levels.length <= k) {
-      const prev = this.levels[this.levels.length - 1];
-      this.levels.push(prev.resize(Math.max(1, Math.round(prev.rows / 2)), Math.max(1, Math.round(prev.cols / 2)), 0, 0, cv.INTER_AREA));
-    }
-    return this.levels[k];
+  /** Rectangle `r` (level pixels, inside the level) of level k, in BGR. */
+  region(k: number, r: cv.Rect): cv.Mat {
+    const f = 2 ** k;
+    const x = Math.min(this.frame.width - 1, r.x * f);
+    const y = Math.min(this.frame.height - 1, r.y * f);
+    const w = Math.max(1, Math.min(this.frame.width - x, r.width * f));
+    const h = Math.max(1, Math.min(this.frame.height - y, r.height * f));
+    return this.frame.bgrRegion(x, y, w, h, r.width, r.height);
   }
 }
 
@@ -58,19 +71,19 @@ export class FaceKcf {
     (params as unknown as { max_patch_size: number }).max_patch_size = MAX_PATCH_AREA;
     this.tracker = new cv.TrackerKCF(params);
     this.level = pyramidLevelFor(box);
-    const image = pyramid.level(this.level);
+    const image = pyramid.size(this.level);
     const levelBox = scale(box, 1 / 2 ** this.level);
     const w = round(clip(expand(levelBox, WINDOW_MARGIN, image.cols, image.rows), image.cols, image.rows));
     this.window = new cv.Rect(w.x, w.y, Math.max(4, w.width), Math.max(4, w.height));
     const r = round(clip(levelBox, image.cols, image.rows));
-    this.tracker.init(this.crop(image), new cv.Rect(r.x - w.x, r.y - w.y, Math.max(2, r.width), Math.max(2, r.height)));
+    this.tracker.init(this.crop(pyramid), new cv.Rect(r.x - w.x, r.y - w.y, Math.max(2, r.width), Math.max(2, r.height)));
   }
 
   /** The face's box in this frame, or null when KCF lost it. */
   update(pyramid: FramePyramid): Box | null {
     let rect: cv.Rect | null;
     try {
-      rect = this.tracker.update(this.crop(pyramid.level(this.level)));
+      rect = this.tracker.update(this.crop(pyramid));
     } catch {
       return null; // KCF throws when the box has left the window
     }
@@ -78,9 +91,10 @@ export class FaceKcf {
     return scale({ x: rect.x + this.window.x, y: rect.y + this.window.y, width: rect.width, height: rect.height }, 2 ** this.level);
   }
 
-  private crop(image: cv.Mat): cv.Mat {
+  private crop(pyramid: FramePyramid): cv.Mat {
+    const image = pyramid.size(this.level);
     const x = Math.min(this.window.x, Math.max(0, image.cols - this.window.width));
     const y = Math.min(this.window.y, Math.max(0, image.rows - this.window.height));
-    return image.getRegion(new cv.Rect(x, y, Math.min(this.window.width, image.cols), Math.min(this.window.height, image.rows)));
+    return pyramid.region(this.level, new cv.Rect(x, y, Math.min(this.window.width, image.cols), Math.min(this.window.height, image.rows)));
   }
 }
