@@ -1,11 +1,13 @@
 // Where each detector run looks: the faces already tracked always (one tile each, on their own
-// pyramid level), then within a budget of tiles (model runs of about 38 ms each on one core):
-// on every other run a rotating share of the whole frame (so every part of it is searched every
-// few seconds, also where nothing moves), then regions with motion, away from the tracked faces
-// first, largest first. What does not fit waits for the next run. A whole 1080p frame at
-// min_size 30 is 17 tiles. Measured on the 1080p bench set: 0.90 model runs per frame (0.93
-// before tracked faces were looked at on one level only). Halving the motion search (none on
-// scan runs) gave 0.71 but lost a sighting and a face-coverage point, so it is not done.
+// pyramid level), then within a budget of tiles (model runs of 27-40 ms each): on every other run
+// a rotating share of the whole frame (so every part of it is searched every few seconds, also
+// where nothing moves), then regions with motion, away from the tracked faces first, largest
+// first. What does not fit waits for the next run. A whole 1080p frame at min_size 30 is 17 tiles.
+// Measured on the 1080p bench set: 0.86 model runs per frame (0.93 when tracked faces were looked
+// for on every level, 0.90 before a region whole in one tile skipped the coarser levels).
+// Tried and not done: a budget of 2 tiles (0.65 runs per frame, but F1 0.95 instead of 1.00 and
+// 86% of faces in a track instead of 92%); skipping motion regions searched in the last 3 runs
+// (0.77, but 2 points of face coverage lost: busy scenes always fill the budget anyway).
 import type { Box, DetectOptions } from '../types.js';
 import { countTiles } from './blazeface.js';
 import { planTiles } from './tiles.js';
