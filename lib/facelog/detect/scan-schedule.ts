@@ -3,11 +3,15 @@
 // a rotating share of the whole frame (so every part of it is searched every few seconds, also
 // where nothing moves), then regions with motion, away from the tracked faces first, largest
 // first. What does not fit waits for the next run. A whole 1080p frame at min_size 30 is 17 tiles.
-// Measured on the 1080p bench set: 0.86 model runs per frame (0.93 when tracked faces were looked
-// for on every level, 0.90 before a region whole in one tile skipped the coarser levels).
-// Tried and not done: a budget of 2 tiles (0.65 runs per frame, but F1 0.95 instead of 1.00 and
-// 86% of faces in a track instead of 92%); skipping motion regions searched in the last 3 runs
-// (0.77, but 2 points of face coverage lost: busy scenes always fill the budget anyway).
+// Measured on the 1080p bench set: 0.90 model runs per frame (0.93 when tracked faces were looked
+// for on every level). Tried and not done:
+// - a budget of 2 tiles: 0.65 runs per frame, but F1 0.95 instead of 1.00 and 86% of faces in a
+//   track instead of 92%;
+// - skipping motion regions searched in the last 3 runs: 0.84, and 1.6 points of face coverage
+//   lost (busy scenes fill the budget anyway);
+// - not looking at a region again on coarser levels once it fits whole in one tile: 0.86, but a
+//   face sticks out of its motion region (only part of the head moved) and the finer level's tile
+//   cuts it: test/45's crossing video lost half of a face's frames.
 import type { Box, DetectOptions } from '../types.js';
 import { countTiles } from './blazeface.js';
 import { planTiles } from './tiles.js';

@@ -101,19 +101,13 @@ export function planTiles(width: number, height: number, minSize: number, region
       // so around a region the tile needs only the context of the level's faces.
       const margin = Math.ceil(CONTEXT_MARGIN * MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO);
       const wanted = regions.filter((r) => Math.min(r.width, r.height) >= minFace * REGION_MIN_FACE_SHARE);
-      const spans = wanted.map((r) => toLevel(r, level, margin));
       // The finest level where the tracked face is at most TRACKED_FACE_MODEL_PX; the last level
       // takes every larger face.
       const mine = (faces ?? []).filter((f) => (last || f.width * scale <= TRACKED_FACE_MODEL_PX) && (finerScale === 0 || f.width * finerScale > TRACKED_FACE_MODEL_PX));
-      const around = tilesAround([...spans, ...mine.map((f) => toLevel(expand(f, TRACKED_FACE_MARGIN, width, height), level, margin))], w, h, minOverlap);
+      wanted.push(...mine.map((f) => expand(f, TRACKED_FACE_MARGIN, width, height)));
+      const around = tilesAround(wanted.map((r) => toLevel(r, level, margin)), w, h, minOverlap);
       // Regions all over the frame: the plain grid is no more work.
       level.tiles = around.length < grid.length ? around : grid;
-      // A region whole in one tile of this level, whose faces (no larger than its shorter side) are
-      // at most MAX_FACE_MODEL_PX here, has had all its faces looked at: coarser levels skip it.
-      if (level.tiles === around) {
-        const done = new Set(wanted.filter((r, i) => fitsOneTile(spans[i]) && Math.min(r.width, r.height) * scale <= MAX_FACE_MODEL_PX));
-        regions = regions.filter((r) => !done.has(r));
-      }
     }
     if (level.tiles.length > 0) levels.push(level);
     if (last) break;
@@ -122,10 +116,6 @@ export function planTiles(width: number, height: number, minSize: number, region
     scale = Math.max(fitScale, (scale * MIN_FACE_MODEL_PX) / maxFaceModel);
   }
   return levels;
-}
-
-function fitsOneTile(s: Span): boolean {
-  return s.x1 - s.x0 <= TILE_SIZE && s.y1 - s.y0 <= TILE_SIZE;
 }
 
 /** Tile starts along one axis of `length` level pixels, spread evenly, overlapping by >= `overlap`. */
