@@ -151,12 +151,17 @@ function removePartialResults(resultsDir: string): void {
   }
 }
 
-/** Job folders without a record: a crash hit between moving the upload and writing the record. */
+/**
+ * Job folders without a record (a crash hit between moving the upload and writing the record) and
+ * folders of finished jobs (a stop hit between the job's end and the removal of its uploads).
+ */
 function removeOrphanJobFolders(jobsDir: string, store: JobStore, logger: Logger): void {
   for (const name of fs.readdirSync(jobsDir)) {
-    if (store.get(name)) continue;
+    const state = store.get(name)?.state;
+    if (state === 'queued' || state === 'processing') continue;
     fs.rmSync(path.join(jobsDir, name), { recursive: true, force: true });
-    logger.info({ job_id: name }, 'removed the files of an upload that never became a job');
+    if (state) logger.info({ job_id: name }, 'removed the uploads of a finished job');
+    else logger.info({ job_id: name }, 'removed the files of an upload that never became a job');
   }
 }
 

@@ -52,11 +52,15 @@ describe('kill -9 during an upload', function () {
     const orphan = path.join(jobs, randomUUID(), 'input');
     fs.mkdirSync(orphan, { recursive: true });
     fs.copyFileSync(media.clip, path.join(orphan, 'video'));
+    // ...or between the end of the finished job and the removal of its uploads.
+    const leftover = path.join(jobs, before.body.task.job_id, 'input');
+    fs.mkdirSync(leftover, { recursive: true });
+    fs.copyFileSync(media.clip, path.join(leftover, 'video'));
 
     const second = await spawnService(env);
     try {
       expect(fs.readdirSync(tmp), 'partial uploads removed at start').to.deep.equal([]);
-      expect(fs.readdirSync(jobs), 'orphan job folders removed at start').to.deep.equal([]);
+      expect(fs.readdirSync(jobs), 'orphan and finished job folders removed at start').to.deep.equal([]);
       const list = await api(`${second.url}/kamcheck`);
       expect(list.body.tasks.map((t: { job_id: string }) => t.job_id), 'no half job').to.deep.equal([before.body.task.job_id]);
       expect(list.body.tasks[0].success).to.equal(true);

@@ -55,12 +55,12 @@ async function expectFailedFull(svc: TestService, task: Task, message: RegExp): 
   // Failed on its first run: a full disk is not a crash to retry.
   expect(svc.service.store.get(task.job_id)!.attempts).to.equal(1);
   expect(svc.logs.some((l) => l.job_id === task.job_id && /worker crashed|queued again/.test(String(l.msg)))).to.equal(false);
-  // Nothing of it is left: no partial results, no results, no upload.
-  const results = fs.readdirSync(path.join(svc.dataDir, 'results'));
-  expect(results.filter((n) => n.startsWith(task.job_id))).to.deep.equal([]);
-  // The upload is deleted just after the task is marked failed.
+  // Nothing of it is left: no partial results, no results, no upload. The clean-up runs just
+  // after the task is marked failed.
   const upload = path.join(svc.dataDir, 'jobs', task.job_id);
-  for (let i = 0; i < 50 && fs.existsSync(upload); i++) await new Promise((r) => setTimeout(r, 100));
+  const results = () => fs.readdirSync(path.join(svc.dataDir, 'results')).filter((n) => n.startsWith(task.job_id));
+  for (let i = 0; i < 50 && (fs.existsSync(upload) || results().length > 0); i++) await new Promise((r) => setTimeout(r, 100));
+  expect(results()).to.deep.equal([]);
   expect(fs.existsSync(upload)).to.equal(false);
 }
 
