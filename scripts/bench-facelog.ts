@@ -6,7 +6,8 @@
 // face log (detector, tracker, sightings, gender, overlay, XML, thumbnails) as a worker would, one
 // job at a time, and before it plain decoding of the same video in the same run (the baseline).
 // Prints per resolution: sighting precision/recall/F1 (sightings matched to the truth's
-// appearances by the overlap of their frame intervals), duplicate rate, gender accuracy per true
+// appearances by the overlap of their frame intervals; where the faces are, from the XML, decides
+// between people on screen together), duplicate rate, gender accuracy per true
 // gender, the share of truth faces >= 30 px that are in some track, processing fps, its ratio to
 // the video's own frame rate (x real time) and to plain decoding.
 import fs from 'node:fs';
@@ -21,6 +22,7 @@ import { generateFacelogSet } from './facelog-fixtures/generate.js';
 import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth } from './facelog-fixtures/truth.js';
 import { combineScores, scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
 import { iou } from '../lib/facelog/geometry.js';
+import type { Sighting } from '../lib/facelog/sightings/sighting.js';
 
 interface VideoOutcome {
   resolution: string;
@@ -56,14 +58,34 @@ async function decodeMs(file: string, width: number, height: number): Promise<nu
   return performance.now() - t0;
 }
 
-/** Truth faces at least 30 px wide, unhidden and inside the frame, and how many of them a track covers (IoU >= 0.3). */
-function faceCoverage(truth: FacelogTruth, xmlFile: string): { big: number; tracked: number } {
+interface XmlFace {
+  frame: number;
+  track: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The XML's faces and which sighting each track belongs to. */
+function readXml(xmlFile: string): { faces: XmlFace[]; sightingOf: Map<number, string> } {
   const doc = convert(fs.readFileSync(xmlFile, 'utf8'), { format: 'object' }) as any;
-  const raw = doc.face_log.faces?.face;
-  const faces = (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]).map((f: any) => ({
-    frame: Number(f['@frame']), x: Number(f['@x']), y: Number(f['@y']), width: Number(f['@width']), height: Number(f['@height']),
+  const list = (raw: unknown): any[] => (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]);
+  const faces = list(doc.face_log.faces?.face).map((f: any) => ({
+    frame: Number(f['@frame']), track: Number(f['@track']), x: Number(f['@x']), y: Number(f['@y']), width: Number(f['@width']), height: Number(f['@height']),
   }));
-  const byFrame = new Map<number, typeof faces>();
+  const sightingOf = new Map(list(doc.face_log.tracks?.track).map((t: any) => [Number(t['@number']), String(t['@sighting_id'] ?? '')]));
+  return { faces, sightingOf };
+}
+
+/** Each sighting with its faces, so that the scorer can tell apart people on screen together. */
+function placeSightings(sightings: Omit<Sighting, 'tracks'>[], xml: ReturnType<typeof readXml>): PredictedSighting[] {
+  return sightings.map((s) => ({ ...s, faces: xml.faces.filter((f) => xml.sightingOf.get(f.track) === s.sighting_id) }));
+}
+
+/** Truth faces at least 30 px wide, unhidden and inside the frame, and how many of them a track covers (IoU >= 0.3). */
+function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): { big: number; tracked: number } {
+  const byFrame = new Map<number, XmlFace[]>();
   for (const f of faces) byFrame.set(f.frame, [...(byFrame.get(f.frame) ?? []), f]);
   let big = 0;
   let tracked = 0;
@@ -71,7 +93,7 @@ function faceCoverage(truth: FacelogTruth, xmlFile: string): { big: number; trac
     for (const b of a.boxes) {
       if (b.width < 30 || b.occluded || b.visible < 0.9) continue;
       big++;
-      if ((byFrame.get(b.frame) ?? []).some((f: any) => iou(f, b) >= 0.3)) tracked++;
+      if ((byFrame.get(b.frame) ?? []).some((f) => iou(f, b) >= 0.3)) tracked++;
     }
   }
   return { big, tracked };
@@ -100,10 +122,12 @@ async function main() {
       () => undefined,
     );
     const processMs = performance.now() - t0;
-    const coverage = faceCoverage(truth, path.join(out, XML_FILE));
+    const xml = readXml(path.join(out, XML_FILE));
+    const coverage = faceCoverage(truth, xml.faces);
+    const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });
-    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decodeMs: decode, processMs, truth, sightings: r.sightings, facesBig: coverage.big, facesTracked: coverage.tracked, detectorTiles: r.detectorTiles });
-    const s = scoreSightings(truth, r.sightings);
+    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decodeMs: decode, processMs, truth, sightings, facesBig: coverage.big, facesTracked: coverage.tracked, detectorTiles: r.detectorTiles });
+    const s = scoreSightings(truth, sightings);
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
         `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame (decode ${((r.frames_processed / decode) * 1000).toFixed(0)} fps)`,

@@ -218,6 +218,23 @@ describe('scoreSightings', () => {
     expect([twice.matched, twice.duplicates]).to.deep.equal([1, 1]);
   });
 
+  it('pairs people on screen together by where their faces are, when the sightings say', () => {
+    // Two people crossing over nearly the same frames: by interval alone the man's sighting
+    // (5-85) fits the woman's appearance (6-88) best, which would score both genders wrong.
+    const walk = (x0: number, dx: number, start: number, end: number) =>
+      Array.from({ length: end - start + 1 }, (_, i) => ({ frame: start + i, x: x0 + dx * i, y: 100, width: 40, height: 40 }));
+    const man = { ...truth(2, 96, 'male'), boxes: walk(0, 4, 2, 96) };
+    const woman = { ...truth(6, 88, 'female'), boxes: walk(400, -4, 6, 88) };
+    const his = { ...sighting(5, 85, 'male'), faces: walk(12, 4, 5, 85) };
+    const hers = { ...sighting(10, 90, 'female'), faces: walk(384, -4, 10, 88) };
+    const byTime = scoreSightings([man, woman], [sighting(5, 85, 'male'), sighting(10, 90, 'female')]);
+    expect([byTime.gender.male.correct, byTime.gender.female.correct]).to.deep.equal([0, 0]);
+    const byPlace = scoreSightings([man, woman], [his, hers]);
+    expect([byPlace.matched, byPlace.gender.male.correct, byPlace.gender.female.correct]).to.deep.equal([2, 1, 1]);
+    // Place only orders the pairs: an interval below MATCH_IOU still does not match.
+    expect(scoreSightings([man], [{ ...his, start_frame: 60 }]).matched).to.equal(0);
+  });
+
   it('does not call a sighting a duplicate of an appearance nobody matched', () => {
     const s = scoreSightings([truth(0, 99), truth(200, 299)], [sighting(0, 99), sighting(200, 230)]);
     expect([s.matched, s.duplicates]).to.deep.equal([1, 0]);

@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { convert } from 'xmlbuilder2';
 import { api, form, startTestService, waitComplete, type TestService } from './helpers/service.js';
 import { readFacelogManifest, readTruth, DEFAULT_FACELOG_FIXTURE_DIR, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
-import { scoreSightings } from '../scripts/facelog-fixtures/score.js';
+import { placeAgreement, scoreSightings } from '../scripts/facelog-fixtures/score.js';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { iou } from '../lib/facelog/geometry.js';
 
@@ -228,6 +228,14 @@ describe('face log over HTTP', function () {
         expect(f.x).to.be.within(-1, truth.width);
         expect(f.y).to.be.within(-1, truth.height);
       }
+      // Each sighting follows one person through the crossing: its faces lie on one appearance's.
+      const followed = task.sightings.map((s: Task) => {
+        const placed = { start_frame: s.start_frame as number, end_frame: s.end_frame as number, faces: xml.faces.filter((f) => xml.tracks.find((t) => t.number === f.track)?.sighting === s.sighting_id) };
+        const shares = truth.appearances.map((a) => placeAgreement(a, placed) ?? 0);
+        expect(Math.max(...shares), `sighting ${s.start_frame}-${s.end_frame}: share of its faces on one person`).to.be.at.least(0.8);
+        return shares.indexOf(Math.max(...shares));
+      });
+      expect(new Set(followed).size, 'one person per sighting').to.equal(truth.appearances.length);
       for (const a of truth.appearances) {
         const big = a.boxes.filter((b) => b.width >= 30 && !b.occluded && b.visible > 0.9);
         const found = big.filter((b) => xml.faces.some((f) => f.frame === b.frame && iou(f, b) >= 0.3));

@@ -1,13 +1,25 @@
 // Scores a face log's sightings against a fixture's truth: one sighting per appearance, found by
 // the overlap of their frame intervals. Pure functions: the benchmark and the tests call them with
 // whatever the face log produced.
+import { iou } from '../../lib/facelog/geometry.js';
 import type { Gender } from './truth.js';
+
+/** A face box in one frame. */
+export interface FrameBox {
+  frame: number;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
 
 /** What is scored of a sighting (the API's Sighting has these fields; gender "" when not classified). */
 export interface PredictedSighting {
   start_frame: number;
   end_frame: number;
   gender?: string | null;
+  /** Where its faces are (from the XML), when known: decides between people on screen together. */
+  faces?: ReadonlyArray<FrameBox>;
 }
 
 /** What is needed of a truth appearance (a FacelogTruth's appearances fit). */
@@ -15,10 +27,15 @@ export interface TruthInterval {
   start_frame: number;
   end_frame: number;
   gender: Gender;
+  boxes?: ReadonlyArray<FrameBox>;
 }
 
 /** 0.5: a sighting matches an appearance when their frame intervals overlap by at least half of their union. */
 export const MATCH_IOU = 0.5;
+/** 0.3: a sighting's face is on an appearance's face in a frame when their boxes overlap this much (IoU). */
+export const PLACE_IOU = 0.3;
+/** 0.5: a sighting is placed on an appearance when at least this share of its faces lie on the appearance's. */
+export const PLACED_SHARE = 0.5;
 /** 0.5: an unmatched sighting lying at least half inside an already matched appearance is a duplicate of it. */
 export const DUPLICATE_OVERLAP = 0.5;
 
@@ -72,8 +89,29 @@ export function intervalIoU(a: { start_frame: number; end_frame: number }, b: { 
 const isGender = (g: unknown): g is Gender => g === 'male' || g === 'female';
 
 /**
+ * Share of the sighting's faces, in frames where the appearance has a face, that lie on that face
+ * (IoU >= PLACE_IOU); null when either side has no boxes or they share no frame.
+ */
+export function placeAgreement(a: TruthInterval, s: PredictedSighting): number | null {
+  if (!a.boxes || !s.faces) return null;
+  const truthAt = new Map(a.boxes.map((b) => [b.frame, b]));
+  let shared = 0;
+  let on = 0;
+  for (const f of s.faces) {
+    const t = truthAt.get(f.frame);
+    if (!t) continue;
+    shared++;
+    if (iou(f, t) >= PLACE_IOU) on++;
+  }
+  return shared ? on / shared : null;
+}
+
+/**
  * Matches `predicted` to the truth's appearances (greedy by interval IoU, best first, one-to-one,
- * pairs below MATCH_IOU never match) and counts. `truthOrAppearances`: a parsed <name>.truth.json
+ * pairs below MATCH_IOU never match) and counts. When the sightings carry their faces, pairs whose
+ * faces lie mostly on the appearance's (PLACED_SHARE) come first: two people on screen over nearly the same frames give
+ * two sightings with nearly the same interval, and the interval alone may pair each with the other
+ * person (which scores both genders wrong). Whether a pair may match at all stays the interval's call. `truthOrAppearances`: a parsed <name>.truth.json
  * (FacelogTruth), or its appearances.
  */
 export function scoreSightings(
@@ -81,15 +119,15 @@ export function scoreSightings(
   predicted: ReadonlyArray<PredictedSighting>,
 ): SightingScore {
   const truth: ReadonlyArray<TruthInterval> = 'appearances' in truthOrAppearances ? truthOrAppearances.appearances : truthOrAppearances;
-  const pairs: Array<{ t: number; p: number; iou: number }> = [];
+  const pairs: Array<{ t: number; p: number; iou: number; placed: number }> = [];
   truth.forEach((a, t) =>
     predicted.forEach((s, p) => {
-      const iou = intervalIoU(a, s);
-      if (iou >= MATCH_IOU) pairs.push({ t, p, iou });
+      const overlap = intervalIoU(a, s);
+      if (overlap >= MATCH_IOU) pairs.push({ t, p, iou: overlap, placed: (placeAgreement(a, s) ?? 1) >= PLACED_SHARE ? 1 : 0 });
     }),
   );
   // ties broken by order, so the result does not depend on the sort's stability
-  pairs.sort((x, y) => y.iou - x.iou || x.t - y.t || x.p - y.p);
+  pairs.sort((x, y) => y.placed - x.placed || y.iou - x.iou || x.t - y.t || x.p - y.p);
   const truthMatch = new Map<number, number>();
   const predMatched = new Set<number>();
   for (const { t, p } of pairs) {
