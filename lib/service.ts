@@ -12,7 +12,7 @@ import { resolveCredentials, type ResolvedCredentials } from './http/credentials
 import { JobQueue } from './jobs/queue.js';
 import { JobStore } from './jobs/store.js';
 import { WorkerPool } from './jobs/worker-pool.js';
-import { startRetentionSweeper, sweepResults } from './jobs/retention.js';
+import { PARTIAL_SUFFIX, partialResultsDir, startRetentionSweeper, sweepResults } from './jobs/retention.js';
 import { ResultLinks } from './http/result-links.js';
 import type { JobRecord } from './jobs/store.js';
 import { runners } from './jobs/runners.js';
@@ -142,12 +142,12 @@ async function removeJobFiles(jobsDir: string, resultsDir: string, id: string): 
   const dir = path.join(jobsDir, id);
   await fs.promises.rm(path.join(dir, 'input'), { recursive: true, force: true });
   if (fs.existsSync(dir) && fs.readdirSync(dir).length === 0) await fs.promises.rmdir(dir);
-  await fs.promises.rm(path.join(resultsDir, `${id}.partial`), { recursive: true, force: true });
+  await fs.promises.rm(partialResultsDir(path.join(resultsDir, id)), { recursive: true, force: true });
 }
 
 function removePartialResults(resultsDir: string): void {
   for (const name of fs.readdirSync(resultsDir)) {
-    if (name.endsWith('.partial')) fs.rmSync(path.join(resultsDir, name), { recursive: true, force: true });
+    if (name.endsWith(PARTIAL_SUFFIX)) fs.rmSync(path.join(resultsDir, name), { recursive: true, force: true });
   }
 }
 

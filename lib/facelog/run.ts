@@ -7,6 +7,7 @@ import { evenSize, readFrames } from '../video/frame-reader.js';
 import { VideoEncoder } from '../video/video-encoder.js';
 import { DecodeError } from '../video/errors.js';
 import { diskFullError } from '../disk-space.js';
+import { partialResultsDir } from '../jobs/retention.js';
 import { analyseFrames } from './analyse.js';
 import { faceModels } from './models.js';
 import { stitchTracks } from './sightings/stitch.js';
@@ -65,7 +66,7 @@ export interface FaceLogResult {
 
 export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number }> {
   const models = faceModels();
-  const partial = `${input.resultsDir}.partial`;
+  const partial = partialResultsDir(input.resultsDir);
   await fs.rm(partial, { recursive: true, force: true });
   await fs.mkdir(partial, { recursive: true });
 

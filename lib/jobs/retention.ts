@@ -6,6 +6,13 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
 
+/** A job's result files are written under `<its results folder><PARTIAL_SUFFIX>` and renamed when complete. */
+export const PARTIAL_SUFFIX = '.partial';
+
+export function partialResultsDir(jobResultsDir: string): string {
+  return `${jobResultsDir}${PARTIAL_SUFFIX}`;
+}
+
 /** How often the sweeper looks for expired results. */
 export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
@@ -31,11 +38,12 @@ export async function sweepResults(o: RetentionOptions): Promise<number> {
     return 0;
   }
   for (const name of names) {
-    const id = name.replace(/\.partial$/, '');
+    const partial = name.endsWith(PARTIAL_SUFFIX);
+    const id = partial ? name.slice(0, -PARTIAL_SUFFIX.length) : name;
     const job = o.store.get(id);
     const finished = job && (job.state === 'done' || job.state === 'failed');
     const expired = finished && o.now() >= resultsExpireAt(job.finishedAt ?? job.createdAt, o.ttlMs);
-    const leftover = !job || (finished && name.endsWith('.partial'));
+    const leftover = !job || (finished && partial);
     if (!expired && !leftover) continue;
     await fs.promises.rm(path.join(o.resultsDir, name), { recursive: true, force: true });
     removed++;
