@@ -334,7 +334,9 @@ describe('converted face-api nets against the original', function () {
     const gender = createGenderClassifier(MODEL_DIR);
     const upright = sample1Faces[0];
     expect(Math.abs(facePose(detection(upright)).angle)).to.be.below((5 * Math.PI) / 180);
-    expect(Math.abs(gender.classify(sample1.bgr, detection(upright)).male - upright.male!)).to.be.below(FACE_API_CROP_GENDER_TOLERANCE);
+    // face-api looks at the plain view only (classify() also looks at its mirror image).
+    const [plain] = gender.classify(sample1.bgr, detection(upright)).views;
+    expect(Math.abs(plain - upright.male!)).to.be.below(FACE_API_CROP_GENDER_TOLERANCE);
   });
 
   it('describe() turns a rolled face upright: the same face rotated 30 degrees keeps its descriptor', function () {
@@ -378,6 +380,33 @@ describe('converted face-api nets against the original', function () {
         landmarks: { rightEye: move(k.rightEye), leftEye: move(k.leftEye), nose: move(k.nose), mouth: move(k.mouth), rightEar: move(k.rightEar), leftEar: move(k.leftEar) },
       };
       expect(descriptorDistance(original, describer.describe(large, scaled)), `x${factor}`).to.be.below(SCALED_DESCRIPTOR_TOLERANCE);
+    }
+  });
+
+  it('classify() looks at the face and its mirror image: a mirrored photo swaps the two views', function () {
+    const gender = createGenderClassifier(MODEL_DIR);
+    const mirrored = sample1.bgr.flip(1);
+    const W = sample1.bgr.cols;
+    // In the mirrored photo the person's right eye is on the image's right: the keypoints swap.
+    const mirror = (p: Point): Point => ({ x: W - p.x, y: p.y });
+    const lines: string[] = []; // views (plain, mirrored) | the same of the mirrored photo
+    for (const f of sample1Faces) {
+      const face = detection(f);
+      const k = face.landmarks!;
+      const flipped: FaceDetection = {
+        box: { ...face.box, x: W - face.box.x - face.box.width },
+        score: 1,
+        landmarks: { rightEye: mirror(k.leftEye), leftEye: mirror(k.rightEye), nose: mirror(k.nose), mouth: mirror(k.mouth), rightEar: mirror(k.leftEar), leftEar: mirror(k.rightEar) },
+      };
+      const a = gender.classify(sample1.bgr, face);
+      const b = gender.classify(mirrored, flipped);
+      lines.push(`${a.views.map((v) => v.toFixed(3))} | ${b.views.map((v) => v.toFixed(3))}`);
+      // The result is the mean of the two views' log-odds, so it lies between them...
+      expect(a.male).to.be.within(Math.min(...a.views) - 1e-9, Math.max(...a.views) + 1e-9);
+      // ...and each view of the mirrored photo is the other view of the original (up to sub-pixel sampling).
+      expect(Math.abs(b.views[0] - a.views[1]), lines.join('; ')).to.be.below(0.05);
+      expect(Math.abs(b.views[1] - a.views[0]), lines.join('; ')).to.be.below(0.05);
+      expect(Math.abs(b.male - a.male), lines.join('; ')).to.be.below(0.05);
     }
   });
 

