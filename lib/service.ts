@@ -60,7 +60,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
   const credentials = resolveCredentials(config);
   const store = new JobStore(path.join(config.dataDir, 'jobs.sqlite'));
-  removeOrphanJobFolders(jobsDir, store, logger);
+  removeStaleJobFolders(jobsDir, store, logger);
 
   const pool = new WorkerPool({ size: config.workers, logger });
   pool.start();
@@ -155,7 +155,7 @@ function removePartialResults(resultsDir: string): void {
  * Job folders without a record (a crash hit between moving the upload and writing the record) and
  * folders of finished jobs (a stop hit between the job's end and the removal of its uploads).
  */
-function removeOrphanJobFolders(jobsDir: string, store: JobStore, logger: Logger): void {
+function removeStaleJobFolders(jobsDir: string, store: JobStore, logger: Logger): void {
   for (const name of fs.readdirSync(jobsDir)) {
     const state = store.get(name)?.state;
     if (state === 'queued' || state === 'processing') continue;

@@ -14,13 +14,13 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { convert } from 'xmlbuilder2';
 import { readFrames } from '../lib/video/frame-reader.js';
 import { probeMedia } from '../lib/video/probe.js';
 import { runFaceLog, XML_FILE } from '../lib/facelog/run.js';
 import { generateFacelogSet } from './facelog-fixtures/generate.js';
 import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth } from './facelog-fixtures/truth.js';
 import { combineScores, scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
+import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from './facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { Sighting } from '../lib/facelog/sightings/sighting.js';
 
@@ -58,29 +58,9 @@ async function decodeMs(file: string, width: number, height: number): Promise<nu
   return performance.now() - t0;
 }
 
-interface XmlFace {
-  frame: number;
-  track: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-/** The XML's faces and which sighting each track belongs to. */
-function readXml(xmlFile: string): { faces: XmlFace[]; sightingOf: Map<number, string> } {
-  const doc = convert(fs.readFileSync(xmlFile, 'utf8'), { format: 'object' }) as any;
-  const list = (raw: unknown): any[] => (raw === undefined ? [] : Array.isArray(raw) ? raw : [raw]);
-  const faces = list(doc.face_log.faces?.face).map((f: any) => ({
-    frame: Number(f['@frame']), track: Number(f['@track']), x: Number(f['@x']), y: Number(f['@y']), width: Number(f['@width']), height: Number(f['@height']),
-  }));
-  const sightingOf = new Map(list(doc.face_log.tracks?.track).map((t: any) => [Number(t['@number']), String(t['@sighting_id'] ?? '')]));
-  return { faces, sightingOf };
-}
-
 /** Each sighting with its faces, so that the scorer can tell apart people on screen together. */
-function placeSightings(sightings: Omit<Sighting, 'tracks'>[], xml: ReturnType<typeof readXml>): PredictedSighting[] {
-  return sightings.map((s) => ({ ...s, faces: xml.faces.filter((f) => xml.sightingOf.get(f.track) === s.sighting_id) }));
+function placeSightings(sightings: Omit<Sighting, 'tracks'>[], xml: FaceLogXml): PredictedSighting[] {
+  return sightings.map((s) => ({ ...s, faces: sightingFaces(xml, s.sighting_id) }));
 }
 
 /** Truth faces at least 30 px wide, unhidden and inside the frame, and how many of them a track covers (IoU >= 0.3). */
@@ -122,7 +102,7 @@ async function main() {
       () => undefined,
     );
     const processMs = performance.now() - t0;
-    const xml = readXml(path.join(out, XML_FILE));
+    const xml = parseFaceLogXml(fs.readFileSync(path.join(out, XML_FILE), 'utf8'));
     const coverage = faceCoverage(truth, xml.faces);
     const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });

@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { convert } from 'xmlbuilder2';
 import { api, form, startTestService, waitComplete, type TestService } from './helpers/service.js';
 import { readFacelogManifest, readTruth, DEFAULT_FACELOG_FIXTURE_DIR, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
 import { placeAgreement, scoreSightings } from '../scripts/facelog-fixtures/score.js';
+import { parseFaceLogXml, sightingFaces } from '../scripts/facelog-fixtures/read-xml.js';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { iou } from '../lib/facelog/geometry.js';
 
@@ -39,36 +39,6 @@ async function runFaceLog(svc: TestService, file: string, fields: Record<string,
 async function download(url: string, init: RequestInit = {}): Promise<{ status: number; type: string; body: Buffer; headers: Headers }> {
   const res = await fetch(url, init);
   return { status: res.status, type: res.headers.get('content-type') ?? '', body: Buffer.from(await res.arrayBuffer()), headers: res.headers };
-}
-
-interface XmlFace {
-  frame: number;
-  track: number;
-  confidence: number;
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-  detected: boolean;
-}
-
-function parseXml(text: string) {
-  const doc = convert(text, { format: 'object' }) as any;
-  const root = doc.face_log;
-  const list = (x: any) => (x === undefined ? [] : Array.isArray(x) ? x : [x]);
-  const faces: XmlFace[] = list(root.faces?.face).map((f: any) => ({
-    frame: Number(f['@frame']),
-    track: Number(f['@track']),
-    confidence: Number(f['@confidence']),
-    x: Number(f['@x']),
-    y: Number(f['@y']),
-    width: Number(f['@width']),
-    height: Number(f['@height']),
-    detected: f['@detected'] === 'true',
-  }));
-  const tracks = list(root.tracks?.track).map((t: any) => ({ number: Number(t['@number']), sighting: t['@sighting_id'], thumbnail: t['@thumbnail'] }));
-  const sightings = list(root.sightings?.sighting).map((s: any) => ({ id: s['@id'], tracks: list(s.track).map((t: any) => Number(t['@number'])) }));
-  return { root, faces, tracks, sightings };
 }
 
 function expectCompleteFaceLog(task: Task, truth: FacelogTruth, inputName: string) {
@@ -213,7 +183,7 @@ describe('face log over HTTP', function () {
       const res = await download(task.results_xml);
       expect(res.status).to.equal(200);
       expect(res.type).to.match(/^application\/xml/);
-      const xml = parseXml(res.body.toString('utf8'));
+      const xml = parseFaceLogXml(res.body.toString('utf8'));
       expect(xml.root['@job_id']).to.equal(task.job_id);
       expect(Number(xml.root['@frames_processed'])).to.equal(task.frames_processed);
       const [, , tracks, faces] = /Found (\d+) sightings, (\d+) tracks, (\d+) faces/.exec(task.message)!.map(Number);
@@ -230,7 +200,7 @@ describe('face log over HTTP', function () {
       }
       // Each sighting follows one person through the crossing: its faces lie on one appearance's.
       const followed = task.sightings.map((s: Task) => {
-        const placed = { start_frame: s.start_frame as number, end_frame: s.end_frame as number, faces: xml.faces.filter((f) => xml.tracks.find((t) => t.number === f.track)?.sighting === s.sighting_id) };
+        const placed = { start_frame: s.start_frame as number, end_frame: s.end_frame as number, faces: sightingFaces(xml, s.sighting_id as string) };
         const shares = truth.appearances.map((a) => placeAgreement(a, placed) ?? 0);
         expect(Math.max(...shares), `sighting ${s.start_frame}-${s.end_frame}: share of its faces on one person`).to.be.at.least(0.8);
         return shares.indexOf(Math.max(...shares));
@@ -279,11 +249,11 @@ describe('face log over HTTP', function () {
         expect(header?.format).to.equal('jpeg');
         expect(header!.height).to.be.at.least(100);
       }
-      const xml = parseXml((await download(task.results_xml)).body.toString('utf8'));
+      const xml = parseFaceLogXml((await download(task.results_xml)).body.toString('utf8'));
       expect(xml.tracks.length).to.be.greaterThan(0);
       for (const t of xml.tracks) {
         expect(t.thumbnail).to.equal(`track-${t.number}.jpg`);
-        const res = await download(new URL(t.thumbnail, task.results_xml).toString() + new URL(task.results_xml).search);
+        const res = await download(new URL(t.thumbnail!, task.results_xml).toString() + new URL(task.results_xml).search);
         expect(res.status).to.equal(200);
         expect(res.type).to.equal('image/jpeg');
       }

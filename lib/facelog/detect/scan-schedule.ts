@@ -5,7 +5,7 @@
 // first. What does not fit waits for the next run. A whole 1080p frame at min_size 30 is 17 tiles.
 // Measured on the 1080p bench set: 0.90 model runs per frame (0.93 when tracked faces were looked
 // for on every level). Tried and not done:
-// - a budget of 2 tiles: 0.65 runs per frame, but F1 0.95 instead of 1.00 and 86% of faces in a
+// - a budget of 2 tiles: 0.65 runs per frame, but F1 0.92 instead of 1.00 and 84% of faces in a
 //   track instead of 92%;
 // - skipping motion regions searched in the last 3 runs: 0.84, and 1.6 points of face coverage
 //   lost (busy scenes fill the budget anyway);
