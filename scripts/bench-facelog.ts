@@ -18,7 +18,7 @@ import { readFrames } from '../lib/video/frame-reader.js';
 import { probeMedia } from '../lib/video/probe.js';
 import { runFaceLog, XML_FILE } from '../lib/facelog/run.js';
 import { generateFacelogSet } from './facelog-fixtures/generate.js';
-import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth } from './facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from './facelog-fixtures/truth.js';
 import { combineScores, scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
 import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from './facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -32,8 +32,7 @@ interface VideoOutcome {
   processMs: number;
   truth: FacelogTruth;
   sightings: PredictedSighting[];
-  facesBig: number;
-  facesTracked: number;
+  coverage: Coverage;
   detectorTiles: number;
 }
 
@@ -63,20 +62,42 @@ function placeSightings(sightings: Omit<Sighting, 'tracks'>[], xml: FaceLogXml):
   return sightings.map((s) => ({ ...s, faces: sightingFaces(xml, s.sighting_id) }));
 }
 
-/** Truth faces at least 30 px wide, unhidden and inside the frame, and how many of them a track covers (IoU >= 0.3). */
-function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): { big: number; tracked: number } {
+/**
+ * Truth faces at least 30 px wide, unhidden and inside the frame, how many of them a track covers
+ * (IoU >= 0.3), and where the others are within their appearance: before its first covered face
+ * (found late), after its last (lost early), in between (gaps), or in an appearance no track covers.
+ */
+interface Coverage {
+  big: number;
+  tracked: number;
+  /** Face records of the XML, and those on no truth face (any size, hidden or not) in their frame. */
+  faces: number;
+  stray: number;
+  missed: { late: number; gap: number; early: number; never: number };
+}
+
+function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
   const byFrame = new Map<number, XmlFace[]>();
   for (const f of faces) byFrame.set(f.frame, [...(byFrame.get(f.frame) ?? []), f]);
-  let big = 0;
-  let tracked = 0;
+  const c: Coverage = { big: 0, tracked: 0, faces: faces.length, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 } };
+  const truthByFrame = new Map<number, TruthFaceBox[]>();
+  for (const a of truth.appearances) for (const b of a.boxes) truthByFrame.set(b.frame, [...(truthByFrame.get(b.frame) ?? []), b]);
+  for (const f of faces) if (!(truthByFrame.get(f.frame) ?? []).some((b) => iou(f, b) >= 0.3)) c.stray++;
   for (const a of truth.appearances) {
-    for (const b of a.boxes) {
-      if (b.width < 30 || b.occluded || b.visible < 0.9) continue;
-      big++;
-      if ((byFrame.get(b.frame) ?? []).some((f) => iou(f, b) >= 0.3)) tracked++;
-    }
+    const big = a.boxes.filter((b) => b.width >= 30 && !b.occluded && b.visible >= 0.9);
+    const covered = big.map((b) => (byFrame.get(b.frame) ?? []).some((f) => iou(f, b) >= 0.3));
+    const first = covered.indexOf(true);
+    const last = covered.lastIndexOf(true);
+    c.big += big.length;
+    big.forEach((_, i) => {
+      if (covered[i]) c.tracked++;
+      else if (first < 0) c.missed.never++;
+      else if (i < first) c.missed.late++;
+      else if (i > last) c.missed.early++;
+      else c.missed.gap++;
+    });
   }
-  return { big, tracked };
+  return c;
 }
 
 async function main() {
@@ -106,15 +127,17 @@ async function main() {
     const coverage = faceCoverage(truth, xml.faces);
     const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });
-    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decodeMs: decode, processMs, truth, sightings, facesBig: coverage.big, facesTracked: coverage.tracked, detectorTiles: r.detectorTiles });
+    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decodeMs: decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles });
     const s = scoreSightings(truth, sightings);
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
-        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame (decode ${((r.frames_processed / decode) * 1000).toFixed(0)} fps)`,
+        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame (decode ${((r.frames_processed / decode) * 1000).toFixed(0)} fps); ` +
+        `faces >= 30 px ${coverage.tracked}/${coverage.big}, missed ${missedText(coverage)}, stray ${coverage.stray}/${coverage.faces}`,
     );
   }
   fs.rmSync(results, { recursive: true, force: true });
   printTable(outcomes);
+  printMissed(outcomes);
 }
 
 function printTable(outcomes: VideoOutcome[]) {
@@ -132,13 +155,32 @@ function printTable(outcomes: VideoOutcome[]) {
     const processS = list.reduce((n, o) => n + o.processMs, 0) / 1000;
     const decodeS = list.reduce((n, o) => n + o.decodeMs, 0) / 1000;
     const fps = frames / processS;
-    const big = list.reduce((n, o) => n + o.facesBig, 0);
-    const tracked = list.reduce((n, o) => n + o.facesTracked, 0);
+    const big = list.reduce((n, o) => n + o.coverage.big, 0);
+    const tracked = list.reduce((n, o) => n + o.coverage.tracked, 0);
     const tiles = list.reduce((n, o) => n + o.detectorTiles, 0);
     console.log(
       `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} | ${fps.toFixed(1)} | ${(fps / (list[0].fps || 25)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
     );
   }
+}
+
+function printMissed(outcomes: VideoOutcome[]) {
+  const byRes = new Map<string, Coverage>();
+  for (const o of outcomes) {
+    const c = byRes.get(o.resolution) ?? { big: 0, tracked: 0, faces: 0, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 } };
+    c.big += o.coverage.big;
+    c.faces += o.coverage.faces;
+    c.stray += o.coverage.stray;
+    c.tracked += o.coverage.tracked;
+    for (const k of ['late', 'gap', 'early', 'never'] as const) c.missed[k] += o.coverage.missed[k];
+    byRes.set(o.resolution, c);
+  }
+  console.log('\nFaces >= 30 px in no track, by where they are in their appearance; face records of the XML on no truth face\n');
+  for (const [res, c] of byRes) console.log(`${res}: missed ${c.big - c.tracked} of ${c.big}: ${missedText(c)}; stray ${c.stray} of ${c.faces} records`);
+}
+
+function missedText(c: Coverage): string {
+  return `${c.missed.late} late, ${c.missed.gap} in gaps, ${c.missed.early} early end, ${c.missed.never} never`;
 }
 
 main().catch((err) => {

@@ -10,6 +10,8 @@ import { ScanSchedule } from './detect/scan-schedule.js';
 import { drawTracks } from './output/overlay.js';
 import { FramePyramid } from './track/kcf.js';
 import { FaceTracker } from './track/tracker.js';
+import { followBackwards } from './track/backfill.js';
+import { MIN_SIZE_SLACK } from './detect/blazeface.js';
 import type { Track } from './track/track.js';
 import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
 
@@ -94,7 +96,18 @@ export async function analyseFrames(
       detections = detector.detect(frame.bgr(), opts);
       detectorTiles += detector.lastTileCount ?? 0;
     }
-    tracker.step(index, pyramid, detections);
+    const confirmed = tracker.step(index, pyramid, detections);
+    // A face is found late (see track/backfill.ts): follow it back through the waiting frames.
+    for (const track of confirmed) {
+      const earlier = followBackwards(track, waiting.map((w) => ({ index: w.index, pyramid: () => new FramePyramid(w.frame) })), {
+        width: options.width,
+        height: options.height,
+        minWidth: options.minSize * (1 - MIN_SIZE_SLACK),
+        othersAt: (f) => tracker.tracks.filter((t) => t !== track && t.confirmed).flatMap((t) => t.boxAt(f)?.box ?? []),
+      });
+      track.prependTracked(earlier);
+    }
+    if (confirmed.length) for (const w of waiting) w.frame.release();
     if (detections) {
       for (const track of tracker.liveTracks) {
         const last = track.detections[track.detections.length - 1];

@@ -66,6 +66,17 @@ export class Track {
     this.faces.push({ frame, box, confidence, detected: false });
   }
 
+  /**
+   * Records faces before the track's first one (its face followed backwards in time), oldest
+   * first, ending on the frame before the first.
+   */
+  prependTracked(boxes: { frame: number; box: Box }[]): void {
+    if (boxes.length === 0) return;
+    if (boxes[boxes.length - 1].frame !== this.startFrame - 1) throw new Error('prepended faces must end right before the track');
+    const confidence = this.detections[0].score;
+    this.faces.unshift(...boxes.map(({ frame, box }) => ({ frame, box, confidence, detected: false })));
+  }
+
   private correctDrift(frame: number, detected: Box, predicted: Box): void {
     const from = this.lastDetectedFrame;
     const span = frame - from;

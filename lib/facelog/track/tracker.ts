@@ -52,9 +52,9 @@ export class FaceTracker {
 
   /**
    * Advances every live track to `frame`. `detections` is the detector's output for this frame,
-   * or null on frames where the detector did not run.
+   * or null on frames where the detector did not run. Returns the tracks confirmed in this step.
    */
-  step(frame: number, pyramid: FramePyramid, detections: FaceDetection[] | null): void {
+  step(frame: number, pyramid: FramePyramid, detections: FaceDetection[] | null): Track[] {
     const predicted = new Map<Track, Box | null>();
     for (const track of this.live) predicted.set(track, this.predict(track, pyramid));
 
@@ -64,19 +64,23 @@ export class FaceTracker {
         if (box) track.addTracked(frame, box);
       }
       this.live = this.live.filter((t) => !this.endIfLeft(t, predicted.get(t) ?? null));
-      return;
+      return [];
     }
 
     const matches = this.associate(detections, predicted, frame);
     const matchedTracks = new Set<Track>();
     const matchedDetections = new Set<number>();
+    const confirmed: Track[] = [];
     for (const [track, d] of matches) {
       const detection = detections[d];
       track.addDetection(frame, detection, predicted.get(track));
       this.kcf.set(track, new FaceKcf(pyramid, detection.box));
       matchedTracks.add(track);
       matchedDetections.add(d);
-      if (!track.confirmed && track.detections.length >= this.options.minDetections) track.number = this.nextNumber++;
+      if (!track.confirmed && track.detections.length >= this.options.minDetections) {
+        track.number = this.nextNumber++;
+        confirmed.push(track);
+      }
     }
 
     for (const track of this.live) {
@@ -95,11 +99,15 @@ export class FaceTracker {
       const track = new Track(this.nextKey++);
       track.addDetection(frame, detection);
       this.kcf.set(track, new FaceKcf(pyramid, detection.box));
-      if (this.options.minDetections <= 1) track.number = this.nextNumber++;
+      if (this.options.minDetections <= 1) {
+        track.number = this.nextNumber++;
+        confirmed.push(track);
+      }
       this.tracks.push(track);
       this.live.push(track);
     });
     this.live = this.live.filter((t) => !t.ended);
+    return confirmed;
   }
 
   /** Ends every live track (end of the video). */
