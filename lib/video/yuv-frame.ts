@@ -16,8 +16,6 @@ const CHROMA_BETA = 128 - 128 * CHROMA_ALPHA;
 export class YuvFrame {
   private i420_: cv.Mat | null = null;
   private bgr_: cv.Mat | null = null;
-  private u_: cv.Mat | null = null;
-  private v_: cv.Mat | null = null;
 
   /** `data` holds the Y plane (width x height), then U and V (width/2 x height/2); sizes even. */
   constructor(
@@ -50,37 +48,36 @@ export class YuvFrame {
 
   /**
    * The frame's rectangle x, y, w, h (frame pixels, inside the frame) in BGR, resized to
-   * outWidth x outHeight: only that part is converted.
+   * outWidth x outHeight: only that part is converted, and only the rows it spans are copied out
+   * of the frame's bytes (a Mat made from a Buffer is a copy: the whole frame is 3 MB at 1080p,
+   * the trackers' windows a few rows of it).
    */
   bgrRegion(x: number, y: number, w: number, h: number, outWidth: number, outHeight: number): cv.Mat {
     const size = (m: cv.Mat) => (m.cols === outWidth && m.rows === outHeight ? m : m.resize(outHeight, outWidth, 0, 0, m.cols > outWidth ? cv.INTER_AREA : cv.INTER_LINEAR));
-    const luma = size(this.luma().getRegion(new cv.Rect(x, y, w, h)));
+    const luma = size(this.rows(0, this.width, y, h).getRegion(new cv.Rect(x, 0, w, h)));
     // The chroma pixels under the rectangle, rounded outwards.
     const cx = x >> 1;
     const cy = y >> 1;
     const cw = Math.max(1, Math.min(this.width / 2 - cx, Math.ceil((x + w) / 2) - cx));
     const ch = Math.max(1, Math.min(this.height / 2 - cy, Math.ceil((y + h) / 2) - cy));
-    const chroma = (plane: cv.Mat) => size(plane.getRegion(new cv.Rect(cx, cy, cw, ch))).convertTo(cv.CV_8U, CHROMA_ALPHA, CHROMA_BETA);
-    const yuv = new cv.Mat([luma.convertTo(cv.CV_8U, LUMA_ALPHA, LUMA_BETA), chroma(this.uPlane()), chroma(this.vPlane())]);
+    const chroma = (offset: number) => size(this.rows(offset, this.width / 2, cy, ch).getRegion(new cv.Rect(cx, 0, cw, ch))).convertTo(cv.CV_8U, CHROMA_ALPHA, CHROMA_BETA);
+    const yuv = new cv.Mat([luma.convertTo(cv.CV_8U, LUMA_ALPHA, LUMA_BETA), chroma(this.width * this.height), chroma((this.width * this.height * 5) / 4)]);
     return yuv.cvtColor(cv.COLOR_YUV2BGR);
   }
 
-  /** Drops the Mats made from this frame (the planes stay in `data`). */
+  /**
+   * Frees the Mats made from this frame now (the planes stay in `data`): the binding does not tell
+   * V8 how large they are (see opencv-setup.ts), so waiting for the garbage collector would let
+   * several MB per frame pile up.
+   */
   release(): void {
-    this.i420_ = this.bgr_ = this.u_ = this.v_ = null;
+    this.bgr_?.release();
+    this.i420_?.release();
+    this.i420_ = this.bgr_ = null;
   }
 
-  private uPlane(): cv.Mat {
-    return (this.u_ ??= this.plane(this.width * this.height));
-  }
-
-  private vPlane(): cv.Mat {
-    return (this.v_ ??= this.plane((this.width * this.height * 5) / 4));
-  }
-
-  private plane(offset: number): cv.Mat {
-    const w = this.width / 2;
-    const h = this.height / 2;
-    return new cv.Mat(this.data.subarray(offset, offset + w * h), h, w, cv.CV_8UC1);
+  /** Rows `first`..`first + count` of the plane at `offset` with `width` bytes a row, as a Mat (a copy). */
+  private rows(offset: number, width: number, first: number, count: number): cv.Mat {
+    return new cv.Mat(this.data.subarray(offset + first * width, offset + (first + count) * width), count, width, cv.CV_8UC1);
   }
 }

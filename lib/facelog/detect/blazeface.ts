@@ -92,6 +92,9 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
           if (!cutByInnerEdge(f, t, level)) found.push(toFrame(f, part, x, y));
         }
       }
+      // Freed now, not at the next garbage collection (see video/opencv-setup.ts); a view of the
+      // frame only lets go of its share.
+      part.image.release();
     }
     lastTileCount = tiles;
     const minWidth = options.minSize * (1 - MIN_SIZE_SLACK);
@@ -143,8 +146,8 @@ function searched(options: DetectOptions): Box[] {
 
 /**
  * `fn` run with `threads` OpenCV threads, then back to the process's one (see video/opencv.ts).
- * Only for calls that allocate no Mat inside OpenCV's own threads: a forward pass writes into the
- * blobs its first run allocated.
+ * Written when the binding's memory tracking was on and Mats allocated inside OpenCV's threads
+ * made V8 abort: a forward pass writes into the blobs its first run allocated.
  */
 function withThreads<T>(threads: number, fn: () => T): T {
   if (threads <= 1) return fn();
