@@ -140,6 +140,8 @@ export class WorkerPool {
   private spawn(): void {
     if (this.stopping) return;
     const child = fork(this.options.script ?? DEFAULT_WORKER_SCRIPT, [], {
+      // gc() for the worker's collection after each job (worker-process.ts).
+      execArgv: [...process.execArgv, '--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
     });
