@@ -38,6 +38,7 @@ export class TrackEvidence {
   readonly genderVotes: GenderVote[] = [];
   bestCrop: cv.Mat | null = null;
   bestQuality = -1;
+  /** The face's width and frame at the last sample point. */
   private describedWidth = 0;
   private describedFrame = -Infinity;
 
@@ -57,8 +58,10 @@ export class TrackEvidence {
       (this.descriptors.length === 0 ||
         width >= this.describedWidth * DESCRIBE_GROWTH ||
         frameIndex - this.describedFrame >= DESCRIBE_EVERY_SECONDS * fps);
-    if (due && this.descriptors.length < MAX_DESCRIPTORS) {
-      this.descriptors.push(analysers.describe(frame, face));
+    if (due) {
+      // A sample point: the face has grown or time has passed since the last one. The first few
+      // are described; all of them may vote on gender.
+      if (this.descriptors.length < MAX_DESCRIPTORS) this.descriptors.push(analysers.describe(frame, face));
       this.describedWidth = width;
       this.describedFrame = frameIndex;
     }
