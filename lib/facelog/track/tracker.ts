@@ -1,7 +1,8 @@
 // The tracker: turns per-frame detections into tracks. The detector runs every few frames; KCF
 // follows each face in between. Rules:
 // - association: a detection continues the live track whose predicted box it overlaps most
-//   (IoU >= MATCH_IOU), or whose box centre is close for a face that moved fast;
+//   (IoU >= MATCH_IOU), or whose box centre is close for a face that moved fast; a lone face of
+//   a track's size up to FAST_MATCH_DISTANCE away continues a track that found nothing closer;
 // - birth: an unmatched detection starts a tentative track; it is confirmed, and numbered, once
 //   the detector has found it `minDetections` times, and dropped if the detector misses it
 //   TENTATIVE_MAX_MISSES times before that (a one-off false detection never becomes a track);
@@ -22,6 +23,14 @@ const MATCH_IOU = 0.3;
 const MATCH_CENTRE_DISTANCE = 1.2;
 /** ...and whose size is within this ratio. */
 const MATCH_SIZE_RATIO = 1.5;
+/**
+ * A person turning to leave close to the camera crosses half a face width per frame, three between
+ * two detector runs: beyond KCF and the match distance. A confirmed track the last run found, with
+ * no other match, continues with a lone unmatched detection of about its size this many face widths
+ * from its last detection, when neither has another candidate.
+ */
+const FAST_MATCH_DISTANCE = 3.5;
+const FAST_MATCH_SIZE_RATIO = 1.25;
 /** A tentative track is dropped when the detector misses it this many runs in a row. */
 const TENTATIVE_MAX_MISSES = 2;
 /** A tracked box with less than this share inside the frame has left it. */
@@ -67,13 +76,20 @@ export class FaceTracker {
       return [];
     }
 
-    const matches = this.associate(detections, predicted, frame);
+    const { matches, fast } = this.associate(detections, predicted, frame);
     const matchedTracks = new Set<Track>();
     const matchedDetections = new Set<number>();
     const confirmed: Track[] = [];
     for (const [track, d] of matches) {
       const detection = detections[d];
-      track.addDetection(frame, detection, predicted.get(track));
+      if (fast.has(track)) {
+        // KCF did not follow a face this fast: its boxes since the last detection are replaced by
+        // a straight line from there to here.
+        track.trimTail();
+        track.addDetection(frame, detection);
+      } else {
+        track.addDetection(frame, detection, predicted.get(track));
+      }
       this.kcf.set(track, new FaceKcf(pyramid, detection.box));
       matchedTracks.add(track);
       matchedDetections.add(d);
@@ -128,8 +144,8 @@ export class FaceTracker {
     return box;
   }
 
-  /** Greedy one-to-one matching, best overlap first. */
-  private associate(detections: FaceDetection[], predicted: Map<Track, Box | null>, frame: number): Map<Track, number> {
+  /** Greedy one-to-one matching, best overlap first; then the fast faces (matchFastFaces). */
+  private associate(detections: FaceDetection[], predicted: Map<Track, Box | null>, frame: number): { matches: Map<Track, number>; fast: Set<Track> } {
     const pairs: { track: Track; d: number; score: number }[] = [];
     for (const track of this.live) {
       const kcf = predicted.get(track);
@@ -148,7 +164,27 @@ export class FaceTracker {
       result.set(track, d);
       used.add(d);
     }
-    return result;
+    const fast = this.matchFastFaces(detections, predicted, result, used);
+    return { matches: result, fast };
+  }
+
+  /** The second pass for faces that left KCF and the match distance behind (FAST_MATCH_DISTANCE). */
+  private matchFastFaces(detections: FaceDetection[], predicted: Map<Track, Box | null>, result: Map<Track, number>, used: Set<number>): Set<Track> {
+    const fast = new Set<Track>();
+    const others = this.live.flatMap((t) => [t.lastBox, ...(predicted.get(t) ? [predicted.get(t)!] : [])]);
+    const free = detections.map((_, d) => d).filter((d) => !used.has(d) && !others.some((b) => iou(b, detections[d].box) >= MATCH_IOU));
+    const candidates = this.live
+      .filter((t) => t.confirmed && t.misses === 0 && !result.has(t))
+      .map((track) => ({ track, near: free.filter((d) => isFastMatch(track.detections[track.detections.length - 1].box, detections[d].box)) }));
+    for (const { track, near } of candidates) {
+      if (near.length !== 1) continue;
+      // The detection must be this track's only candidate, and the track its only one.
+      if (candidates.some((c) => c.track !== track && c.near.includes(near[0]))) continue;
+      result.set(track, near[0]);
+      used.add(near[0]);
+      fast.add(track);
+    }
+    return fast;
   }
 
   private hasLeft(box: Box | null): boolean {
@@ -169,6 +205,14 @@ export class FaceTracker {
     // A dropped tentative track is forgotten, so a long video's false detections cost no memory.
     if (!track.confirmed) this.tracks.splice(this.tracks.indexOf(track), 1);
   }
+}
+
+function isFastMatch(last: Box, detection: Box): boolean {
+  const a = centre(last);
+  const b = centre(detection);
+  const width = Math.max(last.width, detection.width);
+  const ratio = width / Math.max(1, Math.min(last.width, detection.width));
+  return ratio <= FAST_MATCH_SIZE_RATIO && Math.hypot(a.x - b.x, a.y - b.y) <= FAST_MATCH_DISTANCE * width;
 }
 
 /** How well a detection continues a track's box: IoU, or a weaker score for a close, similar-sized face. */
