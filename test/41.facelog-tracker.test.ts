@@ -1,15 +1,18 @@
-// The tracker's association of a face that moved far between two detector runs (a person turning
-// to leave close to the camera): lib/facelog/track/tracker.ts on real decoded frames of the
-// fixture video with nobody in it (KCF follows whatever is there), with detections placed by the
-// test so that the distance between runs is exact.
+// The tracker (lib/facelog/track/tracker.ts) on real decoded fixture frames: the association of a
+// face that moved far between two detector runs (a person turning to leave close to the camera),
+// on the video with nobody in it and detections placed by the test so that the distance is exact;
+// and where a track ends, on a real face walking towards the camera and the real detector's boxes.
 import path from 'node:path';
 import { expect } from 'chai';
 import { readFrames } from '../lib/video/frame-reader.js';
 import type { YuvFrame } from '../lib/video/yuv-frame.js';
 import { FramePyramid } from '../lib/facelog/track/kcf.js';
 import { FaceTracker } from '../lib/facelog/track/tracker.js';
+import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
+import { MODEL_DIR } from '../lib/facelog/models.js';
+import { iou } from '../lib/facelog/geometry.js';
 import type { Box, FaceDetection } from '../lib/facelog/types.js';
-import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth } from '../scripts/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
 
 const face = (x: number, y: number, width: number): FaceDetection => ({ box: { x, y, width, height: width }, score: 0.9 });
 const shifted = (b: Box, dx: number, dy: number, width = b.width): FaceDetection => face(b.x + dx, b.y + dy, width);
@@ -80,5 +83,49 @@ describe('face log: tracker association of fast faces', function () {
     tracker.step(15, new FramePyramid(frames[15]), [shifted(last(tracker).box, 150, 90)]);
     expect(last(tracker).frame).to.equal(5);
     expect(tracker.tracks.length).to.equal(2);
+  });
+
+});
+
+describe('face log: where a track ends', function () {
+  this.timeout(60_000);
+  const detector = createBlazeFaceDetector(MODEL_DIR);
+  let truth: FacelogTruth;
+  let frames: YuvFrame[] = [];
+
+  before(async () => {
+    truth = readTruth(path.join(DEFAULT_FACELOG_FIXTURE_DIR, 'test-01-single-640x480.truth.json'));
+    for await (const f of readFrames(path.join(DEFAULT_FACELOG_FIXTURE_DIR, truth.file), { width: truth.width, height: truth.height }).frames()) frames.push(f);
+  });
+  after(() => {
+    for (const f of frames) f.release();
+    frames = [];
+  });
+
+  /** The walking face tracked from its detections at frames 20 and 25, then followed by KCF to frame 29. */
+  function walkingFaceTrack(): FaceTracker {
+    const tracker = new FaceTracker({ width: truth.width, height: truth.height, minDetections: 2, maxMisses: 4 });
+    for (let i = 20; i <= 29; i++) tracker.step(i, new FramePyramid(frames[i]), i % 5 === 0 ? detector.detect(frames[i].bgr(), { minSize: 30 }) : null);
+    expect(tracker.confirmedTracks().length).to.equal(1);
+    return tracker;
+  }
+  const onFace = (tracker: FaceTracker) =>
+    tracker.confirmedTracks()[0].faces.every((f) => iou(f.box, truth.appearances[0].boxes.find((b) => b.frame === f.frame)!) >= 0.3);
+
+  it('cuts a lost track at the first detector run that missed its face, keeping KCF\'s frames before that run', () => {
+    const tracker = walkingFaceTrack();
+    // The detector "misses" the face from frame 30 on: the track ends after 4 such runs.
+    for (let i = 30; i <= 45; i++) tracker.step(i, new FramePyramid(frames[i]), i % 5 === 0 ? [] : null);
+    const track = tracker.confirmedTracks()[0];
+    expect(track.ended).to.equal(true);
+    expect(track.faces.map((f) => f.frame)).to.deep.equal([20, 21, 22, 23, 24, 25, 26, 27, 28, 29]);
+    expect(onFace(tracker), 'every box on the face').to.equal(true);
+  });
+
+  it('keeps the followed frames after the last detection at the end of the video', () => {
+    const tracker = walkingFaceTrack();
+    tracker.finish();
+    expect(tracker.confirmedTracks()[0].endFrame).to.equal(29);
+    expect(onFace(tracker), 'every box on the face').to.equal(true);
   });
 });

@@ -68,14 +68,15 @@ export async function analyseFrames(
   };
 
   // Frames wait here before they are drawn and encoded, until every track visible in them has
-  // been confirmed or dropped and cut to its last detection: a tentative track is decided within
-  // 2 detector runs, a lost one ends after MAX_MISSES.
+  // been confirmed or dropped and its tail cut: a tentative track is decided within 2 detector
+  // runs, a lost one ends after MAX_MISSES.
   const delay = (MAX_MISSES + 2) * detectEvery + 1;
   const waiting: { index: number; frame: YuvFrame }[] = [];
   const emit = async (index: number, frame: YuvFrame) => {
     const faces = [];
     for (const track of tracker.tracks) {
-      if (!track.confirmed || track.startFrame > index || track.lastDetectedFrame < index) continue;
+      // A live track was detected after `index` (it would have ended otherwise): no undecided tail here.
+      if (!track.confirmed || track.startFrame > index || track.endFrame < index) continue;
       const face = track.boxAt(index);
       if (face) faces.push({ track: track.number, box: face.box });
     }

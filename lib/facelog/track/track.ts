@@ -23,6 +23,8 @@ export class Track {
   readonly detections: TrackDetection[] = [];
   /** Detector runs in a row that did not find this face. */
   misses = 0;
+  /** The frame of the first of those runs (null while the last run found the face). */
+  missedAt: number | null = null;
   ended = false;
 
   constructor(readonly key: number) {}
@@ -59,6 +61,12 @@ export class Track {
     this.detections.push({ ...detection, frame });
     this.faces.push({ frame, box: detection.box, confidence: detection.score, detected: true });
     this.misses = 0;
+    this.missedAt = null;
+  }
+
+  /** Records a detector run at `frame` that did not find the face. */
+  addMiss(frame: number): void {
+    if (this.misses++ === 0) this.missedAt = frame;
   }
 
   addTracked(frame: number, box: Box): void {
@@ -104,10 +112,20 @@ export class Track {
     }
   }
 
-  /** Drops tracker-only frames after the last detection: KCF drifts once the face has gone. */
-  trimTail(): void {
-    const last = this.lastDetectedFrame;
-    while (this.faces.length && this.faces[this.faces.length - 1].frame > last) this.faces.pop();
+  /**
+   * Drops the tracker-only frames from the first detector run that missed the face on (KCF drifts
+   * once the face has gone), and from `before` on if given (where the face left the frame). The
+   * frames between the last detection and that run stay: the face was there as far as anything
+   * tells, and it is usually still there (walking out, fading behind a door).
+   */
+  trimTail(before = Infinity): void {
+    const from = Math.min(before, this.missedAt ?? Infinity);
+    while (this.faces.length && this.faces[this.faces.length - 1].frame >= from && !this.faces[this.faces.length - 1].detected) this.faces.pop();
+  }
+
+  /** Drops the tracker-only frames after the last detection (before the track is extended by a jump). */
+  trimToLastDetection(): void {
+    this.trimTail(this.lastDetectedFrame + 1);
   }
 
   /**

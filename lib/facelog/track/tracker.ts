@@ -7,7 +7,8 @@
 //   the detector has found it `minDetections` times, and dropped if the detector misses it
 //   TENTATIVE_MAX_MISSES times before that (a one-off false detection never becomes a track);
 // - death: a confirmed track ends after `maxMisses` detector runs in a row without its face, or
-//   when it leaves the frame; its tracker-only tail after the last detection is cut off.
+//   when it leaves the frame; its tracker-only tail from the first run that missed the face on is
+//   cut off (see Track.trimTail).
 import type { Box, FaceDetection } from '../types.js';
 import { area, centre, clip, iou } from '../geometry.js';
 import { FaceKcf, type FramePyramid } from './kcf.js';
@@ -72,7 +73,7 @@ export class FaceTracker {
         const box = predicted.get(track);
         if (box) track.addTracked(frame, box);
       }
-      this.live = this.live.filter((t) => !this.endIfLeft(t, predicted.get(t) ?? null));
+      this.live = this.live.filter((t) => !this.endIfLeft(t, frame, predicted.get(t) ?? null));
       return [];
     }
 
@@ -85,7 +86,7 @@ export class FaceTracker {
       if (fast.has(track)) {
         // KCF did not follow a face this fast: its boxes since the last detection are replaced by
         // a straight line from there to here.
-        track.trimTail();
+        track.trimToLastDetection();
         track.addDetection(frame, detection);
       } else {
         track.addDetection(frame, detection, predicted.get(track));
@@ -101,11 +102,12 @@ export class FaceTracker {
 
     for (const track of this.live) {
       if (matchedTracks.has(track)) continue;
-      track.misses++;
+      track.addMiss(frame);
       const box = predicted.get(track);
       if (box) track.addTracked(frame, box);
       const limit = track.confirmed ? this.options.maxMisses : TENTATIVE_MAX_MISSES;
-      if (track.misses >= limit || this.hasLeft(box ?? null)) this.end(track);
+      if (this.hasLeft(box ?? null)) this.end(track, frame);
+      else if (track.misses >= limit) this.end(track);
     }
 
     detections.forEach((detection, d) => {
@@ -192,15 +194,16 @@ export class FaceTracker {
     return area(clip(box, this.options.width, this.options.height)) < MIN_VISIBLE_SHARE * area(box);
   }
 
-  private endIfLeft(track: Track, box: Box | null): boolean {
+  private endIfLeft(track: Track, frame: number, box: Box | null): boolean {
     if (!this.hasLeft(box)) return false;
-    this.end(track);
+    this.end(track, frame);
     return true;
   }
 
-  private end(track: Track): void {
+  /** Ends a track; `leftAt` is the frame where it left the frame. */
+  private end(track: Track, leftAt?: number): void {
     track.ended = true;
-    track.trimTail();
+    track.trimTail(leftAt);
     this.kcf.delete(track);
     // A dropped tentative track is forgotten, so a long video's false detections cost no memory.
     if (!track.confirmed) this.tracks.splice(this.tracks.indexOf(track), 1);
