@@ -55,8 +55,15 @@ describe('face log: evidence kept per track', function () {
     expect(evidence.genderVotes.length).to.be.within(2, 6);
     expect(calls.gender, `gender classifications for ${calls.detections} detections`).to.be.within(2, 6);
     expect(evidence.genderVotes.every((v) => v.male >= 0 && v.male <= 1 && v.weight > 0)).to.equal(true);
-    // The thumbnail crop is kept, with a margin around the face.
-    expect(evidence.bestCrop, 'best crop').to.not.equal(null);
-    expect(evidence.bestCrop!.cols).to.be.greaterThan(Math.min(...widths));
+    // The thumbnail crop is kept, with a margin around the face; compressed once the track ends.
+    const crop = evidence.bestCrop()!;
+    expect(crop, 'best crop').to.not.equal(null);
+    expect(crop.cols).to.be.greaterThan(Math.min(...widths));
+    evidence.compact();
+    const kept = evidence.bestCrop()!;
+    expect([kept.cols, kept.rows, kept.channels]).to.deep.equal([crop.cols, crop.rows, 3]);
+    // JPEG at quality 95: the same picture within a few grey levels on average.
+    const diff = kept.absdiff(crop).mean();
+    expect((diff.x + diff.y + diff.z) / 3, 'mean absolute difference').to.be.below(3);
   });
 });

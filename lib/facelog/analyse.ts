@@ -110,6 +110,12 @@ export async function analyseFrames(
     }
     if (confirmed.length) for (const w of waiting) w.frame.release();
     if (detections) {
+      // Ended tracks: a dropped tentative one's evidence goes, a confirmed one's crop is compressed.
+      for (const [track, e] of evidence) {
+        if (!track.ended) continue;
+        if (track.confirmed) e.compact();
+        else evidence.delete(track);
+      }
       for (const track of tracker.liveTracks) {
         const last = track.detections[track.detections.length - 1];
         if (last.frame === index) evidenceOf(track).observe(frame.bgr(), index, fps, last, analysers);

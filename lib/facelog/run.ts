@@ -126,12 +126,13 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
 
   for (const s of sightings) {
     const best = s.tracks.map((n) => evidenceOf(byNumber.get(n)!)).reduce((a, b) => (b.bestQuality > a.bestQuality ? b : a));
-    if (best.bestCrop) await writeThumbnail(partial, s.thumbnail, best.bestCrop);
+    const crop = best.bestCrop();
+    if (crop) await writeThumbnail(partial, s.thumbnail, crop);
   }
-  const trackThumbnail = (t: Track) => (input.trackThumbnails && evidenceOf(t).bestCrop ? `track-${t.number}.jpg` : null);
+  const trackThumbnail = (t: Track) => (input.trackThumbnails && evidenceOf(t).hasCrop ? `track-${t.number}.jpg` : null);
   if (input.trackThumbnails) {
     for (const t of tracks) {
-      const crop = evidenceOf(t).bestCrop;
+      const crop = evidenceOf(t).bestCrop();
       if (crop) await writeThumbnail(partial, trackThumbnail(t)!, crop);
     }
   }

@@ -1,6 +1,6 @@
 // What the face log keeps about each track while the video runs, since the frames are gone
 // afterwards: a few face descriptors at different sizes (for stitching), gender votes, and the
-// best face crop (for thumbnails).
+// best face crop (for thumbnails), JPEG-compressed once the track has ended.
 import cv from '../video/opencv.js';
 import { expand, round } from './geometry.js';
 import { faceQuality } from './face-quality.js';
@@ -22,6 +22,11 @@ const MIN_GENDER_WIDTH = 40;
 const MIN_VOTE_WEIGHT = 0.01;
 /** Thumbnail margin around the face box, as a share of its size on each side. */
 const THUMBNAIL_MARGIN = 0.4;
+/**
+ * JPEG quality of an ended track's kept crop: a 1080p face's crop is ~300 KB raw, ~25 KB as JPEG,
+ * and a long video's hundreds of tracks keep theirs until the end of the job.
+ */
+const KEPT_CROP_QUALITY = 95;
 
 export interface GenderVote {
   male: number;
@@ -36,11 +41,30 @@ export interface FaceAnalysers {
 export class TrackEvidence {
   readonly descriptors: Float32Array[] = [];
   readonly genderVotes: GenderVote[] = [];
-  bestCrop: cv.Mat | null = null;
   bestQuality = -1;
+  private crop: cv.Mat | null = null;
+  private cropJpeg: Buffer | null = null;
   /** The face's width and frame at the last sample point. */
   private describedWidth = 0;
   private describedFrame = -Infinity;
+
+  get hasCrop(): boolean {
+    return this.crop !== null || this.cropJpeg !== null;
+  }
+
+  /** The best face with its margin (a new Mat), or null when the track had no usable crop. */
+  bestCrop(): cv.Mat | null {
+    if (this.crop) return this.crop.copy();
+    return this.cropJpeg ? cv.imdecode(this.cropJpeg) : null;
+  }
+
+  /** The track has ended: its crop is compressed, since no better face will come. */
+  compact(): void {
+    if (!this.crop) return;
+    this.cropJpeg = cv.imencode('.jpg', this.crop, [cv.IMWRITE_JPEG_QUALITY, KEPT_CROP_QUALITY]);
+    this.crop.release();
+    this.crop = null;
+  }
 
   /** Looks at a fresh detection of the track's face in `frame`. */
   observe(frame: cv.Mat, frameIndex: number, fps: number, face: FaceDetection, analysers: FaceAnalysers): void {
@@ -48,7 +72,9 @@ export class TrackEvidence {
     if (quality > this.bestQuality) {
       const r = round(expand(face.box, THUMBNAIL_MARGIN, frame.cols, frame.rows));
       if (r.width >= 2 && r.height >= 2) {
-        this.bestCrop = frame.getRegion(new cv.Rect(r.x, r.y, r.width, r.height)).copy();
+        this.crop?.release();
+        this.crop = frame.getRegion(new cv.Rect(r.x, r.y, r.width, r.height)).copy();
+        this.cropJpeg = null;
         this.bestQuality = quality;
       }
     }
