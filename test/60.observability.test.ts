@@ -88,7 +88,8 @@ describe('observability: health, metrics, logs', function () {
     // A killed worker is replaced and counted.
     const [worker] = svc.service.pool.pids;
     process.kill(worker, 'SIGKILL');
-    await until('the worker to be replaced', () => svc!.service.pool.restarts === 1 && svc!.service.pool.alive === 1);
+    // Ready, not just spawned: a process that has only just forked is a few MiB, not yet a worker.
+    await until('the worker to be replaced', () => svc!.service.pool.restarts === 1 && svc!.service.pool.alive === 1 && svc!.service.pool.ready === 1);
 
     const res = await api(`${svc.url}/metrics`);
     expect(res.status).to.equal(200);

@@ -85,6 +85,11 @@ export class WorkerPool {
     return [...this.workers].map((w) => w.child.pid!).filter(Boolean);
   }
 
+  /** Worker processes that have loaded and said they are ready for a task. */
+  get ready(): number {
+    return [...this.workers].filter((w) => w.ready).length;
+  }
+
   /** Worker processes running now (starting or ready). */
   get alive(): number {
     return [...this.workers].filter((w) => w.child.exitCode === null && w.child.signalCode === null).length;
