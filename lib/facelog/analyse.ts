@@ -61,9 +61,14 @@ export async function analyseFrames(
   const motion = new MotionRegions(options.width, options.height);
   const scan = new ScanSchedule(options.width, options.height, options.minSize);
   const evidence = new Map<Track, TrackEvidence>();
+  /** Evidence of the tracks that had not ended at the last detector run. */
+  const open = new Map<Track, TrackEvidence>();
   const evidenceOf = (t: Track) => {
     let e = evidence.get(t);
-    if (!e) evidence.set(t, (e = new TrackEvidence()));
+    if (!e) {
+      evidence.set(t, (e = new TrackEvidence()));
+      open.set(t, e);
+    }
     return e;
   };
 
@@ -76,7 +81,7 @@ export async function analyseFrames(
     const faces = [];
     for (const track of tracker.tracks) {
       // A live track was detected after `index` (it would have ended otherwise): no undecided tail here.
-      if (!track.confirmed || track.startFrame > index || track.endFrame < index) continue;
+      if (!track.confirmed) continue;
       const face = track.boxAt(index);
       if (face) faces.push({ track: track.number, box: face.box });
     }
@@ -111,8 +116,9 @@ export async function analyseFrames(
     if (confirmed.length) for (const w of waiting) w.frame.release();
     if (detections) {
       // Ended tracks: a dropped tentative one's evidence goes, a confirmed one's crop is compressed.
-      for (const [track, e] of evidence) {
+      for (const [track, e] of open) {
         if (!track.ended) continue;
+        open.delete(track);
         if (track.confirmed) e.compact();
         else evidence.delete(track);
       }

@@ -67,7 +67,8 @@ async function runJob(request: WorkerRequest): Promise<void> {
 /**
  * V8 does not know how much memory OpenCV's Mats hold (see video/opencv-setup.ts): a job's
  * garbage Mats would wait for the JS heap to fill, which a few small jobs in a row do not do. A
- * collection after each job frees them now (a few ms on the worker's small heap).
+ * collection after each job frees them now: measured after one face log each, 9 ms and 10 MiB of
+ * RSS at 640x480, 18 ms and 133 MiB at 1920x1080.
  */
 function collectGarbage(): void {
   (globalThis as { gc?: () => void }).gc?.();
