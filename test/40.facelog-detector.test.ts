@@ -87,7 +87,7 @@ describe('face detector (BlazeFace)', function () {
               const model = w * l.scale;
               if (model < MIN_FACE_MODEL_PX * 0.999 || model > MAX_FACE_MODEL_PX) return false;
               const [x0, y0, x1, y1] = [face.x * l.scale, face.y * l.scale, (face.x + w) * l.scale, (face.y + w) * l.scale];
-              return l.tiles.some((t) => x0 >= t.x - 1 && y0 >= t.y - 1 && x1 <= t.x + TILE_SIZE + 1 && y1 <= t.y + TILE_SIZE + 1);
+              return l.tiles.some((t) => x0 >= t.x - 1 && y0 >= t.y - 1 && x1 <= t.x + t.size + 1 && y1 <= t.y + t.size + 1);
             });
             const where = `${width}x${height} min ${minSize} face ${JSON.stringify(face)} regions ${regions ? 1 : 0}`;
             expect(holding.length, where).to.be.at.least(1);

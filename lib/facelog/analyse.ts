@@ -40,6 +40,8 @@ export interface FrameLoopResult {
   evidence: Map<Track, TrackEvidence>;
   /** Detector model runs over the whole video (the dominant cost), 0 when the detector does not say. */
   detectorTiles: number;
+  /** Their cost in runs of a 256 tile (a 128 tile is a quarter of one). */
+  detectorCost: number;
 }
 
 export async function analyseFrames(
@@ -92,15 +94,17 @@ export async function analyseFrames(
   let index = 0;
   let lastProgress = 0;
   let detectorTiles = 0;
+  let detectorCost = 0;
   for await (const frame of source.frames()) {
     const pyramid = new FramePyramid(frame);
     let detections = null;
     if (index % detectEvery === 0) {
       const moved = motion.update(frame.luma());
-      const tracked = tracker.liveTracks.map((t) => t.lastBox);
+      const tracked = tracker.liveTracks.map((t) => ({ ...t.lastBox, lost: t.misses > 0, moving: t.extrapolate(index) }));
       const opts = index === 0 ? { minSize: options.minSize } : scan.next(tracked, moved);
       detections = detector.detect(frame.bgr(), opts);
       detectorTiles += detector.lastTileCount ?? 0;
+      detectorCost += detector.lastTileCost ?? 0;
     }
     const confirmed = tracker.step(index, pyramid, detections);
     // A face is found late (see track/backfill.ts): follow it back through the waiting frames.
@@ -146,5 +150,5 @@ export async function analyseFrames(
 
   const tracks = tracker.confirmedTracks();
   for (const t of tracks) evidenceOf(t);
-  return { framesProcessed: index, tracks, evidence, detectorTiles };
+  return { framesProcessed: index, tracks, evidence, detectorTiles, detectorCost };
 }

@@ -4,7 +4,7 @@ import { runFaceLog, type FaceLogInput } from './run.js';
 
 export const runFaceLogJob: AnalyticRunner = async (raw, progress) => {
   const input = raw as unknown as FaceLogInput;
-  const { decodeWarning, detectorTiles: _tiles, ...result } = await runFaceLog(input, progress);
+  const { decodeWarning, detectorTiles: _tiles, detectorCost: _cost, ...result } = await runFaceLog(input, progress);
   let message = `Found ${result.number_of_sightings} sightings, ${result.number_of_tracks} tracks, ${result.number_of_faces} faces`;
   const expected = input.maxFrames > 0 ? Math.min(input.maxFrames, input.frames) : input.frames;
   if (result.frames_processed < expected) {

@@ -64,7 +64,7 @@ export interface FaceLogResult {
   number_of_faces: number;
 }
 
-export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number }> {
+export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number; detectorCost: number }> {
   const models = faceModels();
   const partial = partialResultsDir(input.resultsDir);
   await fs.rm(partial, { recursive: true, force: true });
@@ -173,6 +173,7 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
     number_of_faces: tracks.reduce((n, t) => n + t.faces.length, 0),
     decodeWarning: source.decodeError,
     detectorTiles: loop.detectorTiles,
+    detectorCost: loop.detectorCost,
   };
 }
 

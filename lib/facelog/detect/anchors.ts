@@ -3,7 +3,8 @@
 // 16, 32, 32, 32, aspect ratio 1 plus one interpolated scale per layer, anchor offset 0.5, fixed
 // anchor size). Consecutive layers with the same stride share one feature map, so this gives
 // 16x16 cells x 2 anchors (stride 16) then 8x8 cells x 6 anchors (stride 32): 896 anchors, the
-// order of the model's outputs ([1,512,*] then [1,384,*]).
+// order of the model's outputs ([1,512,*] then [1,384,*]). A smaller input has the same maps,
+// smaller: at 128, 8x8 x 2 then 4x4 x 6, 224 anchors.
 
 /** The model's input side, pixels. */
 export const MODEL_INPUT_SIZE = 256;

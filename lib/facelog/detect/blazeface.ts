@@ -1,22 +1,23 @@
-// FaceDetector with MediaPipe's BlazeFace back-camera model (256x256 input) in OpenCV DNN: the
-// frame is cut into tiles of a scale pyramid chosen from min_size (tiles.ts), each tile is one
-// forward pass, and the faces of all tiles are merged with MediaPipe's weighted NMS.
+// FaceDetector with MediaPipe's BlazeFace back-camera model in OpenCV DNN: the frame is cut into
+// tiles of a scale pyramid chosen from min_size (tiles.ts), each tile is one forward pass, and the
+// faces of all tiles are merged with MediaPipe's weighted NMS. Tiles are 256 px (the package's
+// model) or smaller where a region allows (128 and 192: the same network rewritten for a smaller
+// input by scripts/models/resize-blazeface.ts; one net per side).
 //
-// One forward pass costs 38-45 ms on one core (OpenCV 4.6, one thread; 27 ms with two threads,
-// which the worker does not use; measured 2026-11-22). Batching tiles is not
-// possible: the ONNX graph pads channels with constants shaped for batch 1 and any other input
-// shape (batch 2, 256x512) fails with "Inconsistent shape for ConcatLayer".
+// A 256 forward pass costs 25 ms on one core of this appliance (OpenCV 4.6, one thread), 13.5 ms
+// at 192 and 6 ms at 128 (measured 2026-11-24). Batching tiles saves under 10% a tile (measured
+// with a batch-4 rewrite of the graph), so it is not done.
 import path from 'node:path';
 import cv from '../../video/opencv.js';
-import { generateAnchors, MODEL_INPUT_SIZE } from './anchors.js';
+import { generateAnchors } from './anchors.js';
+import { blazeFaceModelFile } from './model-sizes.js';
 import { decodeFaces, type RawFace, REGRESSOR_VALUES } from './decode.js';
 import type { FaceDetector } from './detector.js';
-import { expand, intersection } from '../geometry.js';
+import { intersection } from '../geometry.js';
 import { weightedNms } from './nms.js';
-import { planTiles, TILE_SIZE, TRACKED_FACE_MARGIN, type PyramidLevel, type Tile } from './tiles.js';
+import { costOf, planTiles, tileCost, TILE_SIZES, trackedFaceSpan, type PyramidLevel, type Tile, type TileSize } from './tiles.js';
 import type { Box, DetectOptions, FaceDetection, FaceLandmarks, Point } from '../types.js';
 
-export const BLAZEFACE_MODEL_FILE = 'blazeface-back-256.onnx';
 
 /**
  * Smallest score (after the sigmoid) reported, MediaPipe's own threshold for this model. Measured:
@@ -50,45 +51,33 @@ export interface BlazeFaceOptions {
 export interface BlazeFaceDetector extends FaceDetector {
   /** Model forward passes (tiles) of the last detect() call. */
   readonly lastTileCount: number;
+  /** Their cost in forward passes of a 256 tile (a 128 tile is a quarter). */
+  readonly lastTileCost: number;
 }
 
-export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions = {}): BlazeFaceDetector {
-  const net = cv.readNetFromONNX(path.join(modelDir, BLAZEFACE_MODEL_FILE));
-  const anchors = generateAnchors();
-  const minScore = opts.minScore ?? MIN_SCORE;
-  // The input blob is NHWC [1,256,256,3]. blobFromImage only makes NCHW, and the binding cannot
-  // fill an n-dimensional Mat directly, but flattenFloat() returns a 2-d header over the same
-  // memory, which setData() fills. `input` must stay referenced as long as `inputView` is used.
-  const input = new cv.Mat([1, MODEL_INPUT_SIZE, MODEL_INPUT_SIZE, 3], cv.CV_32F);
-  const inputView = input.flattenFloat(MODEL_INPUT_SIZE, MODEL_INPUT_SIZE * 3);
-  let lastTileCount = 0;
-  checkOutputs(net, input, anchors.length);
+/** Faces (model-input pixels) that BlazeFace finds in one square BGR tile of its input size. */
+export type TileModel = (tile: cv.Mat) => RawFace[];
 
-  function runTile(tile: cv.Mat): RawFace[] {
-    // RGB scaled to [-1, 1], as MediaPipe feeds the model.
-    const rgb = tile.cvtColor(cv.COLOR_BGR2RGB).convertTo(cv.CV_32FC3, 1 / 127.5, -1);
-    inputView.setData(rgb.getData());
-    net.setInput(input);
-    const [logits16, logits32, boxes16, boxes32] = withThreads(FORWARD_THREADS, () => net.forward(OUTPUTS));
-    const n16 = logits16.sizes[1];
-    const n32 = logits32.sizes[1];
-    const logits = concat(readFloats(logits16, 1, n16), readFloats(logits32, 1, n32));
-    const regressors = concat(readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES));
-    return decodeFaces(logits, regressors, anchors, minScore);
-  }
+export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions = {}): BlazeFaceDetector {
+  const minScore = opts.minScore ?? MIN_SCORE;
+  const models = new Map<TileSize, TileModel>(TILE_SIZES.map((size) => [size, loadTileModel(modelDir, size, minScore)]));
+  let lastTileCount = 0;
+  let lastTileCost = 0;
 
   function detect(frame: cv.Mat, options: DetectOptions): FaceDetection[] {
     const levels = withScanPart(planTiles(frame.cols, frame.rows, options.minSize, options.regions, options.faces), frame, options);
     const found: RawFace[] = [];
     let tiles = 0;
+    let cost = 0;
     for (const level of levels) {
       const part = levelPart(frame, level);
       for (const t of level.tiles) {
         tiles++;
+        cost += tileCost(t.size);
         // The tile's place in `part`, whole pixels; its faces map back through the part's own scale.
         const x = t.x - part.levelX;
         const y = t.y - part.levelY;
-        for (const f of runTile(cutTile(part.image, x, y))) {
+        for (const f of models.get(t.size)!(cutTile(part.image, x, y, t.size))) {
           if (!cutByInnerEdge(f, t, level)) found.push(toFrame(f, part, x, y));
         }
       }
@@ -97,6 +86,7 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
       part.image.release();
     }
     lastTileCount = tiles;
+    lastTileCost = cost;
     const minWidth = options.minSize * (1 - MIN_SIZE_SLACK);
     // Faces outside the regions come from tiles reaching past them; a scan part looks everywhere.
     const regions = options.scanPart || (!options.regions && !options.faces) ? undefined : searched(options);
@@ -110,13 +100,40 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
     get lastTileCount() {
       return lastTileCount;
     },
+    get lastTileCost() {
+      return lastTileCost;
+    },
+  };
+}
+
+/** The model for `size` x `size` tiles (model-sizes.ts), reporting faces that score at least `minScore`. */
+export function loadTileModel(modelDir: string, size: TileSize, minScore = MIN_SCORE): TileModel {
+  const net = cv.readNetFromONNX(path.join(modelDir, blazeFaceModelFile(size)));
+  const anchors = generateAnchors(size);
+  // The input blob is NHWC [1,size,size,3]. blobFromImage only makes NCHW, and the binding cannot
+  // fill an n-dimensional Mat directly, but flattenFloat() returns a 2-d header over the same
+  // memory, which setData() fills. `input` must stay referenced as long as `inputView` is used.
+  const input = new cv.Mat([1, size, size, 3], cv.CV_32F);
+  const inputView = input.flattenFloat(size, size * 3);
+  checkOutputs(net, input, anchors.length, size);
+  return (tile) => {
+    // RGB scaled to [-1, 1], as MediaPipe feeds the model.
+    const rgb = tile.cvtColor(cv.COLOR_BGR2RGB).convertTo(cv.CV_32FC3, 1 / 127.5, -1);
+    inputView.setData(rgb.getData());
+    net.setInput(input);
+    const [logits16, logits32, boxes16, boxes32] = withThreads(FORWARD_THREADS, () => net.forward(OUTPUTS));
+    const n16 = logits16.sizes[1];
+    const n32 = logits32.sizes[1];
+    const logits = concat(readFloats(logits16, 1, n16), readFloats(logits32, 1, n32));
+    const regressors = concat(readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES));
+    return decodeFaces(logits, regressors, anchors, minScore);
   };
 }
 
 /**
  * Adds to the region plan the tiles of one share of the whole-frame plan (every `of`-th tile from
  * `index` on). Level scales depend only on the frame size and minSize, so level k of both plans
- * is the same image.
+ * is the same image; the tracked faces' own levels are kept as they are.
  */
 function withScanPart(levels: PyramidLevel[], frame: cv.Mat, options: DetectOptions): PyramidLevel[] {
   const part = options.scanPart;
@@ -127,20 +144,21 @@ function withScanPart(levels: PyramidLevel[], frame: cv.Mat, options: DetectOpti
     .map((level) => {
       const own = levels.find((l) => l.scale === level.scale)?.tiles ?? [];
       const extra = level.tiles.filter(() => n++ % part.of === part.index);
-      const tiles = [...own, ...extra.filter((t) => !own.some((o) => o.x === t.x && o.y === t.y))];
+      const tiles = [...own, ...extra.filter((t) => !own.some((o) => o.x === t.x && o.y === t.y && o.size === t.size))];
       return { ...level, tiles };
     })
-    .filter((level) => level.tiles.length > 0);
+    .filter((level) => level.tiles.length > 0)
+    .concat(levels.filter((l) => !full.some((level) => level.scale === l.scale)));
 }
 
-/** Tiles one detect() call would run for these options (for budgeting calls). */
-export function countTiles(width: number, height: number, options: DetectOptions): number {
-  return planTiles(width, height, options.minSize, options.regions, options.faces).reduce((n, l) => n + l.tiles.length, 0);
+/** The cost of one detect() call with these options, in 256 tiles (for budgeting calls). */
+export function planCost(width: number, height: number, options: DetectOptions): number {
+  return planTiles(width, height, options.minSize, options.regions, options.faces).reduce((n, l) => n + costOf(l.tiles), 0);
 }
 
 /** Where a region-mode call looks: its regions, and its tracked faces with their margin. */
 function searched(options: DetectOptions): Box[] {
-  const faces = (options.faces ?? []).map((f) => expand(f, TRACKED_FACE_MARGIN, Infinity, Infinity));
+  const faces = (options.faces ?? []).map(trackedFaceSpan);
   return [...(options.regions ?? []), ...faces];
 }
 
@@ -159,8 +177,8 @@ function withThreads<T>(threads: number, fn: () => T): T {
   }
 }
 
-/** The model's outputs must match the anchors (896 for the back model) or every box is wrong. */
-function checkOutputs(net: cv.Net, input: cv.Mat, anchors: number): void {
+/** The model's outputs must match the anchors (896 for the 256 back model) or every box is wrong. */
+function checkOutputs(net: cv.Net, input: cv.Mat, anchors: number, size: number): void {
   net.setInput(input);
   const [logits16, logits32, boxes16, boxes32] = net.forward(OUTPUTS);
   const n = logits16.sizes[1] + logits32.sizes[1];
@@ -172,7 +190,7 @@ function checkOutputs(net: cv.Net, input: cv.Mat, anchors: number): void {
     boxes32.sizes[2] === REGRESSOR_VALUES;
   if (!ok) {
     const shapes = [logits16, logits32, boxes16, boxes32].map((m) => m.sizes.join('x')).join(', ');
-    throw new Error(`${BLAZEFACE_MODEL_FILE}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
+    throw new Error(`${blazeFaceModelFile(size as TileSize)}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
   }
 }
 
@@ -197,8 +215,8 @@ function levelPart(frame: cv.Mat, level: PyramidLevel): LevelPart {
   for (const t of level.tiles) {
     x0 = Math.min(x0, t.x);
     y0 = Math.min(y0, t.y);
-    x1 = Math.max(x1, Math.min(level.width, t.x + TILE_SIZE));
-    y1 = Math.max(y1, Math.min(level.height, t.y + TILE_SIZE));
+    x1 = Math.max(x1, Math.min(level.width, t.x + t.size));
+    y1 = Math.max(y1, Math.min(level.height, t.y + t.size));
   }
   // Frame pixels under that part, rounded outwards.
   const fx0 = Math.max(0, Math.floor(x0 / level.scale));
@@ -224,16 +242,16 @@ function scaleTo(src: cv.Mat, w: number, h: number): cv.Mat {
   return image.resize(h, w, 0, 0, cv.INTER_LINEAR);
 }
 
-/** The TILE_SIZE square at x, y of `image`, padded with black where it reaches past the image. */
-function cutTile(mat: cv.Mat, x: number, y: number): cv.Mat {
+/** The `size` square at x, y of `image`, padded with black where it reaches past the image. */
+function cutTile(mat: cv.Mat, x: number, y: number, size: number): cv.Mat {
   const x0 = Math.max(0, x);
   const y0 = Math.max(0, y);
-  const x1 = Math.min(mat.cols, x + TILE_SIZE);
-  const y1 = Math.min(mat.rows, y + TILE_SIZE);
+  const x1 = Math.min(mat.cols, x + size);
+  const y1 = Math.min(mat.rows, y + size);
   const part = mat.getRegion(new cv.Rect(x0, y0, x1 - x0, y1 - y0));
-  if (x1 - x0 === TILE_SIZE && y1 - y0 === TILE_SIZE) return part;
+  if (x1 - x0 === size && y1 - y0 === size) return part;
   const black = new cv.Vec3(0, 0, 0);
-  return part.copyMakeBorder(y0 - y, y + TILE_SIZE - y1, x0 - x, x + TILE_SIZE - x1, cv.BORDER_CONSTANT, black);
+  return part.copyMakeBorder(y0 - y, y + size - y1, x0 - x, x + size - x1, cv.BORDER_CONSTANT, black);
 }
 
 /**
@@ -245,8 +263,8 @@ function cutByInnerEdge(f: RawFace, t: Tile, level: PyramidLevel): boolean {
   return (
     (x < 0 && t.x > 0) ||
     (y < 0 && t.y > 0) ||
-    (x + width > TILE_SIZE && t.x + TILE_SIZE < level.width) ||
-    (y + height > TILE_SIZE && t.y + TILE_SIZE < level.height)
+    (x + width > t.size && t.x + t.size < level.width) ||
+    (y + height > t.size && t.y + t.size < level.height)
   );
 }
 

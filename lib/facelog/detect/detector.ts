@@ -20,4 +20,6 @@ export interface FaceDetector {
   detect(frame: cv.Mat, options: DetectOptions): FaceDetection[];
   /** Model forward passes (tiles) the last detect() call ran, for detectors that work in tiles. */
   readonly lastTileCount?: number;
+  /** Their cost in model runs of the largest tile (smaller tiles cost in proportion to their area). */
+  readonly lastTileCost?: number;
 }

@@ -1,5 +1,6 @@
-// Where each detector run looks: the faces already tracked always (one tile each, on their own
-// pyramid level), then within a budget of tiles (model runs of 27-40 ms each): on every other run
+// Where each detector run looks: the faces already tracked always (one small tile each, at their
+// own scale), then within a budget of tiles (in 256 px model runs: smaller tiles cost in
+// proportion to their area, a 128 tile a quarter): on every other run
 // a rotating share of the whole frame (so every part of it is searched every few seconds, also
 // where nothing moves), then regions with motion, away from the tracked faces first, largest
 // first. What does not fit waits for the next run. A whole 1080p frame at min_size 30 is 17 tiles.
@@ -13,11 +14,11 @@
 //   face sticks out of its motion region (only part of the head moved) and the finer level's tile
 //   cuts it: test/45's crossing video lost half of a face's frames.
 import type { Box, DetectOptions } from '../types.js';
-import { countTiles } from './blazeface.js';
+import { planCost } from './blazeface.js';
 import { planTiles } from './tiles.js';
 import { intersection } from '../geometry.js';
 
-/** Tiles one detector run may cost, beyond the tracked faces (which are always looked at). */
+/** 256 px model runs one detector run may cost, beyond the tracked faces (which are always looked at). */
 export const MAX_TILES_PER_RUN = 3;
 /** Tiles of the whole-frame search taken per run that takes one: the frame is covered every (its tiles / this * SCAN_EVERY) runs. */
 export const SCAN_TILES_PER_RUN = 1;
@@ -48,7 +49,7 @@ export class ScanSchedule {
     if (scanning && this.parts === 1) return { minSize: this.minSize }; // the whole frame fits the scan's share
     const scanPart = scanning ? { index: this.next_, of: this.parts } : undefined;
     if (scanPart) this.next_ = (this.next_ + 1) % this.parts;
-    const cost = (regions: Box[]) => countTiles(this.width, this.height, { minSize: this.minSize, regions, faces }) - countTiles(this.width, this.height, { minSize: this.minSize, faces });
+    const cost = (regions: Box[]) => planCost(this.width, this.height, { minSize: this.minSize, regions, faces }) - planCost(this.width, this.height, { minSize: this.minSize, faces });
     const budget = MAX_TILES_PER_RUN - (scanPart ? SCAN_TILES_PER_RUN : 0);
     const nearFace = (r: Box) => faces.some((f) => intersection(r, f) > 0);
     const ordered = [...moved].sort((a, b) => Number(nearFace(a)) - Number(nearFace(b)) || b.width * b.height - a.width * a.height);

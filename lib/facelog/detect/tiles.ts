@@ -3,12 +3,27 @@
 // is MIN_FACE_MODEL_PX wide in the model's input; each further level is smaller and starts at the
 // largest face the level before it holds whole in one of its tiles, until a level holds faces of
 // 3/4 of the frame's height or the whole frame fits in one tile. With regions, the tiles of each
-// level are placed around them instead of a grid.
-import { MODEL_INPUT_SIZE } from './anchors.js';
-import type { Box } from '../types.js';
+// level are placed around them instead of a grid, each as small as its regions allow (TILE_SIZES),
+// and each tracked face gets a small tile of its own at the scale that suits it.
+import { MODEL_INPUT_SIZE, MODEL_SIZES, type ModelSize } from './model-sizes.js';
+import type { Box, TrackedFace } from '../types.js';
 import { expand } from '../geometry.js';
 
+/** The side of a grid tile, and of the largest tile. */
 export const TILE_SIZE = MODEL_INPUT_SIZE;
+/** Tile sides: those the detector has a model for (model-sizes.ts), costing in proportion to their area. */
+export const TILE_SIZES = MODEL_SIZES;
+export type TileSize = ModelSize;
+
+/** The cost of a tile in forward passes of a whole TILE_SIZE tile (the area ratio). */
+export function tileCost(size: number): number {
+  return (size / TILE_SIZE) ** 2;
+}
+
+/** The smallest tile side that holds `length` pixels (TILE_SIZE for anything larger). */
+export function tileSizeFor(length: number): TileSize {
+  return TILE_SIZES.find((s) => s >= length) ?? TILE_SIZE;
+}
 
 /**
  * Smallest face width, model-input pixels, the back model finds reliably: 16. Measured on 137 real
@@ -39,21 +54,38 @@ const MAX_SCALE = 2;
  */
 const REGION_MIN_FACE_SHARE = 1;
 /**
- * Around a tracked face the detector looks this many face widths to each side: its box is one
- * frame old, and a walking face moves a small part of its width per frame.
+ * Around a tracked face the detector looks this many face widths to each side: its box is where
+ * KCF has it in this frame, and KCF's error is a small part of the face's width...
  */
 export const TRACKED_FACE_MARGIN = 0.5;
 /**
- * A tracked face is looked for on the finest level where it is at most this wide (model pixels):
- * the model finds 99-100% of faces 32-128 px wide, and the face with its margins and context
- * still fits in one tile.
+ * ...unless the last run missed the face (KCF may have followed something else while a person
+ * crossed in front, or lost a face that turned away fast): then this many.
  */
-const TRACKED_FACE_MODEL_PX = 100;
+export const LOST_FACE_MARGIN = 2.5;
+/**
+ * A tracked face is looked for in one tile, scaled so that the face is this wide (model pixels):
+ * the face and its margins fill a 128 tile (a quarter of a 256 one's cost), a lost face's fill a
+ * 256 tile. Measured on 17 pasted faces (vtest.avi background at 1280x720, tracked box off by a
+ * quarter of its width): mean score 0.86-0.90 at 64 px in a 128 tile, 0.89-0.91 at 64 px in a
+ * 192 tile, but 0.80-0.83 at 48 px in any tile and 0.79-0.88 at 100 px in a 256 tile; the
+ * whole-frame search scores the same faces 0.76-0.93 (lower for the smaller ones). Scores
+ * matter beyond finding the face: sightings are filtered by their best scores (run.ts).
+ */
+const TRACKED_FACE_MODEL_PX = 64;
 
-/** One tile: its top-left corner in level pixels (it may reach past the level image: padded). */
+/**
+ * Context around a region, as a share of the level's largest face, that its tile shows besides the
+ * region: a face can stick out of its motion region (only part of the head moved), and the tile's
+ * edge would cut it.
+ */
+const REGION_CONTEXT = 0.5;
+
+/** One tile: its top-left corner in level pixels (it may reach past the level image: padded), and its side. */
 export interface Tile {
   x: number;
   y: number;
+  size: TileSize;
 }
 
 export interface PyramidLevel {
@@ -71,18 +103,17 @@ export interface PyramidLevel {
 /**
  * The levels and tiles that find faces at least `minSize` wide in a `width` x `height` frame.
  * With `regions` (frame pixels), only tiles around them: one tile for each group of nearby
- * regions that fits in one, a grid over larger ones. With `faces` (tracked faces), also tiles
- * around each face on its own level only (see TRACKED_FACE_MODEL_PX); `faces` without `regions`
- * means no regions. Levels left without tiles are dropped.
+ * regions that fits in one, as small as the group allows, a grid over larger ones. With `faces`
+ * (tracked faces), also one small tile per face, on a level of its own that shows the face at
+ * TRACKED_FACE_MODEL_PX; `faces` without `regions` means no regions. Levels left without tiles
+ * are dropped.
  */
-export function planTiles(width: number, height: number, minSize: number, regions?: Box[], faces?: Box[]): PyramidLevel[] {
+export function planTiles(width: number, height: number, minSize: number, regions?: Box[], faces?: TrackedFace[]): PyramidLevel[] {
   if (faces && !regions) regions = [];
   const levels: PyramidLevel[] = [];
   const fitScale = TILE_SIZE / Math.max(width, height);
   const minOverlap = Math.ceil(MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO * (1 + CONTEXT_MARGIN));
   let scale = Math.min(MAX_SCALE, MIN_FACE_MODEL_PX / minSize);
-  /** The previous (finer) level's scale; 0 before the first. */
-  let finerScale = 0;
   for (;;) {
     const w = Math.max(1, Math.round(width * scale));
     const h = Math.max(1, Math.round(height * scale));
@@ -93,29 +124,62 @@ export function planTiles(width: number, height: number, minSize: number, region
     const minFace = MIN_FACE_MODEL_PX / scale;
     const last = (w <= TILE_SIZE && h <= TILE_SIZE) || maxFaceModel / scale >= LARGEST_FACE_SHARE * Math.min(width, height);
     const level: PyramidLevel = { scale, width: w, height: h, minFace, maxFace: last ? Infinity : maxFaceModel / scale, tiles: [] };
-    const grid = ys.flatMap((y) => xs.map((x) => ({ x, y })));
+    const grid: Tile[] = ys.flatMap((y) => xs.map((x) => ({ x, y, size: TILE_SIZE })));
     if (!regions) {
       level.tiles = grid;
     } else {
-      // A face lies inside its region (motion covers the moving head, a tracked face has a margin),
-      // so around a region the tile needs only the context of the level's faces.
-      const margin = Math.ceil(CONTEXT_MARGIN * MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO);
+      // A face lies inside its region, or sticks out of it a little (motion covers the moving
+      // head): around a region the tile needs the context of the level's largest faces.
+      const margin = Math.ceil(Math.max(CONTEXT_MARGIN * MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO, REGION_CONTEXT * maxFaceModel));
       const wanted = regions.filter((r) => Math.min(r.width, r.height) >= minFace * REGION_MIN_FACE_SHARE);
-      // The finest level where the tracked face is at most TRACKED_FACE_MODEL_PX; the last level
-      // takes every larger face.
-      const mine = (faces ?? []).filter((f) => (last || f.width * scale <= TRACKED_FACE_MODEL_PX) && (finerScale === 0 || f.width * finerScale > TRACKED_FACE_MODEL_PX));
-      wanted.push(...mine.map((f) => expand(f, TRACKED_FACE_MARGIN, width, height)));
       const around = tilesAround(wanted.map((r) => toLevel(r, level, margin)), w, h, minOverlap);
       // Regions all over the frame: the plain grid is no more work.
-      level.tiles = around.length < grid.length ? around : grid;
+      level.tiles = costOf(around) < costOf(grid) ? around : grid;
     }
     if (level.tiles.length > 0) levels.push(level);
     if (last) break;
-    finerScale = scale;
     // The next level's smallest face is this level's largest; the whole frame in one tile at most.
     scale = Math.max(fitScale, (scale * MIN_FACE_MODEL_PX) / maxFaceModel);
   }
+  for (const face of faces ?? []) levels.push(trackedFaceLevel(face, width, height));
   return levels;
+}
+
+/** The cost of a list of tiles, in whole TILE_SIZE forward passes. */
+export function costOf(tiles: Tile[]): number {
+  return tiles.reduce((n, t) => n + tileCost(t.size), 0);
+}
+
+/**
+ * Where the detector looks for a tracked face (frame pixels): around its box and where its own
+ * motion puts it, TRACKED_FACE_MARGIN (LOST_FACE_MARGIN when lost) face widths to each side.
+ */
+export function trackedFaceSpan(face: TrackedFace): Box {
+  const m = (face.lost ? LOST_FACE_MARGIN : TRACKED_FACE_MARGIN) * face.width;
+  const boxes = face.moving ? [face, face.moving] : [face];
+  const x0 = Math.min(...boxes.map((b) => b.x)) - m;
+  const y0 = Math.min(...boxes.map((b) => b.y)) - m;
+  const x1 = Math.max(...boxes.map((b) => b.x + b.width)) + m;
+  const y1 = Math.max(...boxes.map((b) => b.y + b.height)) + m;
+  return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+/**
+ * A level of its own for a tracked face: one tile on its search span (trackedFaceSpan), the frame
+ * scaled so that the face is TRACKED_FACE_MODEL_PX wide (or high, if higher), or less where the
+ * span would not fit a whole tile (at most MAX_SCALE); the tile as small as the span allows.
+ */
+function trackedFaceLevel(face: TrackedFace, width: number, height: number): PyramidLevel {
+  const span = trackedFaceSpan(face);
+  const side = Math.max(span.width, span.height);
+  const scale = Math.min(MAX_SCALE, TRACKED_FACE_MODEL_PX / Math.max(1, face.width, face.height), TILE_SIZE / Math.max(1, side));
+  const size = tileSizeFor(Math.ceil(side * scale));
+  const w = Math.max(1, Math.round(width * scale));
+  const h = Math.max(1, Math.round(height * scale));
+  const cx = (span.x + span.width / 2) * scale;
+  const cy = (span.y + span.height / 2) * scale;
+  const tile = clamp({ x: Math.round(cx - size / 2), y: Math.round(cy - size / 2), size }, w, h);
+  return { scale, width: w, height: h, minFace: MIN_FACE_MODEL_PX / scale, maxFace: MAX_FACE_MODEL_PX / scale, tiles: [tile] };
 }
 
 /** Tile starts along one axis of `length` level pixels, spread evenly, overlapping by >= `overlap`. */
@@ -153,30 +217,34 @@ function toLevel(r: Box, level: PyramidLevel, margin: number): Span {
 }
 
 /**
- * Tiles covering every span: greedily, the largest span left takes the other spans that still fit
- * in one tile with it and gets a tile centred on them; a span larger than a tile gets a grid.
+ * Tiles covering every span: greedily, the largest span left takes the other spans that fit in one
+ * tile with it when one tile for both costs no more than a tile for each, and gets a tile centred
+ * on them, as small as TILE_SIZES allow; a span larger than a tile gets a grid.
  */
 function tilesAround(spans: Span[], width: number, height: number, overlap: number): Tile[] {
   const pending = spans.filter((s) => s.x1 > s.x0 && s.y1 > s.y0).sort((a, b) => size(b) - size(a));
   const tiles: Tile[] = [];
-  const covered = (s: Span) => tiles.some((t) => s.x0 >= t.x && s.y0 >= t.y && s.x1 <= t.x + TILE_SIZE && s.y1 <= t.y + TILE_SIZE);
+  const covered = (s: Span) => tiles.some((t) => s.x0 >= t.x && s.y0 >= t.y && s.x1 <= t.x + t.size && s.y1 <= t.y + t.size);
+  const side = (s: Span) => Math.max(s.x1 - s.x0, s.y1 - s.y0);
+  const cost = (s: Span) => tileCost(tileSizeFor(side(s)));
   while (pending.length > 0) {
     let group = pending.shift()!;
     if (covered(group)) continue;
-    if (group.x1 - group.x0 > TILE_SIZE || group.y1 - group.y0 > TILE_SIZE) {
+    if (side(group) > TILE_SIZE) {
       for (const y of axisStarts(group.y1 - group.y0, overlap, group.y0)) {
-        for (const x of axisStarts(group.x1 - group.x0, overlap, group.x0)) tiles.push(clamp({ x, y }, width, height));
+        for (const x of axisStarts(group.x1 - group.x0, overlap, group.x0)) tiles.push(clamp({ x, y, size: TILE_SIZE }, width, height));
       }
       continue;
     }
     for (let i = 0; i < pending.length; i++) {
       const u = union(group, pending[i]);
-      if (u.x1 - u.x0 <= TILE_SIZE && u.y1 - u.y0 <= TILE_SIZE) {
+      if (side(u) <= TILE_SIZE && cost(u) <= cost(group) + cost(pending[i])) {
         group = u;
         pending.splice(i--, 1);
       }
     }
-    const centre = { x: Math.round((group.x0 + group.x1 - TILE_SIZE) / 2), y: Math.round((group.y0 + group.y1 - TILE_SIZE) / 2) };
+    const tileSize = tileSizeFor(side(group));
+    const centre = { x: Math.round((group.x0 + group.x1 - tileSize) / 2), y: Math.round((group.y0 + group.y1 - tileSize) / 2), size: tileSize };
     tiles.push(clamp(centre, width, height));
   }
   return tiles;
@@ -184,7 +252,7 @@ function tilesAround(spans: Span[], width: number, height: number, overlap: numb
 
 /** The tile moved inside the level image where it fits (a smaller image is padded at its end). */
 function clamp(t: Tile, width: number, height: number): Tile {
-  return { x: Math.max(0, Math.min(t.x, width - TILE_SIZE)), y: Math.max(0, Math.min(t.y, height - TILE_SIZE)) };
+  return { x: Math.max(0, Math.min(t.x, width - t.size)), y: Math.max(0, Math.min(t.y, height - t.size)), size: t.size };
 }
 
 function union(a: Span, b: Span): Span {
