@@ -1,10 +1,17 @@
 // Frame-by-frame decoding of a long video by an ffmpeg child process that writes raw I420 frames
-// (see yuv-frame.ts) to a pipe. The decoder runs on another core than the analysis (the worker process is single
-// threaded), and only a few frames are in flight at a time, so memory stays bounded whatever the
-// video's length.
-import { spawn } from 'node:child_process';
+// (see yuv-frame.ts) to a pipe. The decoder runs on another core than the analysis, driven by the
+// process's pipe thread (pipe-thread.ts) so that it decodes ahead while the analysis is busy, and
+// only a few frames are in flight at a time, so memory stays bounded whatever the video's length.
+import { openPipeStream } from './pipe-thread.js';
+import type { PipeEvent } from './pipe-messages.js';
 import { YuvFrame } from './yuv-frame.js';
 import { DecodeError } from './errors.js';
+
+/**
+ * Frames the decoder may run ahead of the analysis: enough to cover a detector run (tens of ms,
+ * a few frames of decoding), few enough to stay small next to the frames the overlay waits for.
+ */
+const FRAMES_AHEAD = 6;
 
 export interface FrameReaderOptions {
   width: number;
@@ -32,46 +39,49 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
   // The scale keeps every frame at the declared size even if the stream changes size mid-way.
   const filter = `scale=${options.width}:${options.height},pad=${width}:${height}`;
   args.push('-vsync', 'passthrough', '-vf', filter, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1');
-  const child = spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  child.stderr.setEncoding('utf8');
-  child.stderr.on('data', (d: string) => {
-    if (stderr.length < 4000) stderr += d;
+
+  // Frames and the exit arrive in order; the generator takes them one at a time.
+  const arrived: PipeEvent[] = [];
+  let wake: (() => void) | null = null;
+  const stream = openPipeStream((event) => {
+    arrived.push(event);
+    // Nothing follows a stream's exit: the thread need not keep the process alive for it.
+    if (event.op === 'exit') stream.close();
+    wake?.();
   });
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  let spawnError: Error | null = null;
-  child.on('error', (err) => {
-    spawnError = err;
-  });
+  stream.send({ op: 'read', id: stream.id, args, frameBytes, ahead: FRAMES_AHEAD });
+  let exited = false;
   let decodeError: string | null = null;
 
+  const next = async (): Promise<PipeEvent> => {
+    while (arrived.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+    wake = null;
+    return arrived.shift()!;
+  };
+
   async function* frames(): AsyncGenerator<YuvFrame> {
-    // Chunks are copied into a fresh buffer per frame: the caller may keep frames for a while.
-    let frame = Buffer.allocUnsafe(frameBytes);
-    let filled = 0;
     let finished = false;
     try {
-      for await (const chunk of child.stdout as AsyncIterable<Buffer>) {
-        let offset = 0;
-        while (offset < chunk.length) {
-          const n = Math.min(frameBytes - filled, chunk.length - offset);
-          chunk.copy(frame, filled, offset, offset + n);
-          filled += n;
-          offset += n;
-          if (filled === frameBytes) {
-            filled = 0;
-            const full = frame;
-            frame = Buffer.allocUnsafe(frameBytes);
-            yield new YuvFrame(full, width, height);
-          }
+      for (;;) {
+        const event = await next();
+        if (event.op === 'frame') {
+          stream.send({ op: 'took', id: stream.id });
+          yield new YuvFrame(Buffer.from(event.data), width, height);
+          continue;
         }
+        if (event.op !== 'exit') continue;
+        exited = true;
+        finished = true;
+        if (event.error) throw new DecodeError(`ffmpeg cannot be started: ${event.error.message}`);
+        if (event.code !== 0) decodeError = firstLine(event.stderr) || `ffmpeg exited with code ${event.code}`;
+        return;
       }
-      finished = true;
     } finally {
-      if (!finished) child.kill('SIGKILL'); // the caller stopped early
-      const code = await exited;
-      if (spawnError) throw new DecodeError(`ffmpeg cannot be started: ${(spawnError as Error).message}`);
-      if (finished && code !== 0) decodeError = firstLine(stderr) || `ffmpeg exited with code ${code}`;
+      if (!finished) {
+        // The caller stopped early: stop the decoder and wait for it to be gone.
+        stream.send({ op: 'kill', id: stream.id });
+        while (!exited) if ((await next()).op === 'exit') exited = true;
+      }
     }
   }
 
@@ -81,7 +91,7 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
       return decodeError;
     },
     close() {
-      if (child.exitCode === null) child.kill('SIGKILL');
+      if (!exited) stream.send({ op: 'kill', id: stream.id });
     },
   };
 }

@@ -1,8 +1,9 @@
 // H.264 MP4 encoding by an ffmpeg child process fed raw I420 frames through a pipe: the encoder
-// runs on another core than the analysis. The moov atom is moved to the front (+faststart) so a
-// browser can start playing the file before it has downloaded all of it.
-import { spawn } from 'node:child_process';
-import { once } from 'node:events';
+// runs on another core than the analysis, fed by the process's pipe thread (pipe-thread.ts) so
+// that handing a frame over costs the analysis no waiting. The moov atom is moved to the front
+// (+faststart) so a browser can start playing the file before it has downloaded all of it.
+import { openPipeStream, type PipeStream } from './pipe-thread.js';
+import type { PipeEvent } from './pipe-messages.js';
 import type { YuvFrame } from './yuv-frame.js';
 
 export interface VideoEncoderOptions {
@@ -22,11 +23,15 @@ const X264_PRESET = 'ultrafast';
 /** Constant quality; 28 keeps drawn boxes and numbers crisp. */
 const X264_CRF = '28';
 
+/** Frames handed to the pipe thread and not yet in ffmpeg's pipe before write() waits. */
+const MAX_QUEUED_FRAMES = 8;
+
 export class VideoEncoder {
-  private readonly child;
-  private stderr = '';
-  private readonly exited: Promise<number | null>;
-  private failed: Error | null = null;
+  private readonly stream: PipeStream;
+  private readonly exited: Promise<Extract<PipeEvent, { op: 'exit' }>>;
+  private exit: Extract<PipeEvent, { op: 'exit' }> | null = null;
+  private queued = 0;
+  private written: (() => void) | null = null;
 
   constructor(
     readonly file: string,
@@ -40,57 +45,63 @@ export class VideoEncoder {
       '-c:v', 'libx264', '-preset', X264_PRESET, '-crf', X264_CRF, '-pix_fmt', 'yuv420p',
       '-movflags', '+faststart', '-f', 'mp4', file,
     ];
-    this.child = spawn('ffmpeg', args, { stdio: ['pipe', 'ignore', 'pipe'] });
-    this.child.stderr.setEncoding('utf8');
-    this.child.stderr.on('data', (d: string) => {
-      if (this.stderr.length < 4000) this.stderr += d;
+    let exited: (e: Extract<PipeEvent, { op: 'exit' }>) => void;
+    this.exited = new Promise((resolve) => (exited = resolve));
+    this.stream = openPipeStream((event) => {
+      if (event.op === 'written') this.queued--;
+      if (event.op === 'exit' && !this.exit) {
+        this.exit = event;
+        this.stream.close();
+        exited(event);
+      }
+      this.written?.();
     });
-    this.child.on('error', (err) => (this.failed = err));
-    this.child.stdin.on('error', (err) => (this.failed ??= err));
-    this.exited = new Promise((resolve) => this.child.on('close', (code) => resolve(code)));
+    this.stream.send({ op: 'encode', id: this.stream.id, args });
   }
 
   /**
-   * Queues one frame (its buffer is handed over, not copied: do not change it afterwards); waits
-   * when ffmpeg is behind, so at most a pipe's worth is buffered.
+   * Queues one frame. Its buffer is handed over to the pipe thread, not copied: the frame cannot
+   * be used afterwards. Waits when ffmpeg is MAX_QUEUED_FRAMES behind.
    */
   async write(frame: YuvFrame): Promise<void> {
-    if (this.failed) throw await this.exitError();
     if (frame.width !== this.options.width || frame.height !== this.options.height) {
       throw new Error(`frame is ${frame.width}x${frame.height}, the video is ${this.options.width}x${this.options.height}`);
     }
-    try {
-      if (!this.child.stdin.write(frame.data)) await once(this.child.stdin, 'drain');
-    } catch (err) {
-      this.failed ??= err as Error;
-      throw await this.exitError();
-    }
+    while (this.queued >= MAX_QUEUED_FRAMES && !this.exit) await new Promise<void>((resolve) => (this.written = resolve));
+    this.written = null;
+    if (this.exit) throw this.error(this.exit);
+    const data = transferable(frame.data);
+    this.queued++;
+    this.stream.send({ op: 'frame', id: this.stream.id, data }, [data]);
   }
 
   /** Ends the stream and waits for the file to be complete. */
   async finish(): Promise<void> {
-    this.child.stdin.end();
-    const code = await this.exited;
-    if (this.failed || code !== 0) throw this.error();
+    this.stream.send({ op: 'end', id: this.stream.id });
+    const exit = await this.exited;
+    if (exit.error || exit.code !== 0) throw this.error(exit);
+  }
+
+  /** Stops encoding and leaves whatever was written. */
+  abort(): void {
+    if (!this.exit) this.stream.send({ op: 'kill', id: this.stream.id });
   }
 
   /**
    * The error once ffmpeg has exited: a broken pipe (EPIPE) only says that ffmpeg stopped reading,
    * its stderr says why (e.g. "No space left on device", which disk-space.ts recognises).
    */
-  private async exitError(): Promise<Error> {
-    await this.exited;
-    return this.error();
-  }
-
-  /** Stops encoding and leaves whatever was written. */
-  abort(): void {
-    if (this.child.exitCode === null) this.child.kill('SIGKILL');
-  }
-
-  private error(): Error {
-    const detail = this.stderr.trim().split('\n')[0] || this.failed?.message || 'ffmpeg failed';
+  private error(exit: Extract<PipeEvent, { op: 'exit' }>): Error {
+    const stderr = exit.stderr.trim();
+    const failed = exit.error ? Object.assign(new Error(exit.error.message), { code: exit.error.code }) : undefined;
+    const detail = stderr.split('\n')[0] || failed?.message || `ffmpeg exited with code ${exit.code}`;
     // The whole of ffmpeg's complaint rides along as the cause: its reason may be on a later line.
-    return new Error(`overlay video encoding failed: ${detail}`, { cause: this.stderr.trim() ? new Error(this.stderr.trim()) : this.failed ?? undefined });
+    return new Error(`overlay video encoding failed: ${detail}`, { cause: stderr ? new Error(stderr) : failed });
   }
+}
+
+/** The frame's bytes as an ArrayBuffer of their own, to transfer (a copy if they share one). */
+function transferable(data: Buffer): ArrayBuffer {
+  if (data.byteOffset === 0 && data.byteLength === data.buffer.byteLength && data.buffer instanceof ArrayBuffer) return data.buffer;
+  return new Uint8Array(data).buffer as ArrayBuffer;
 }
