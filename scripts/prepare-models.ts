@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fetchBlazeFace, resizedBlazeFaces } from './models/blazeface.js';
+import { fetchBlazeFace, rewrittenBlazeFaces } from './models/blazeface.js';
 import { convertAgeGenderNet } from './models/age-gender-net.js';
 import { convertFaceRecognitionNet } from './models/face-recognition-net.js';
 
@@ -21,7 +21,7 @@ mkdirSync(outDir, { recursive: true });
 
 const prepared: PreparedModel[] = [];
 prepared.push(record(outDir, await fetchBlazeFace(outDir)));
-for (const m of resizedBlazeFaces(outDir)) prepared.push(record(outDir, m));
+for (const m of rewrittenBlazeFaces(outDir)) prepared.push(record(outDir, m));
 // face-api's descriptor and gender nets, converted from the TensorFlow.js weights it ships.
 prepared.push(record(outDir, convertFaceRecognitionNet(outDir)));
 prepared.push(record(outDir, convertAgeGenderNet(outDir)));

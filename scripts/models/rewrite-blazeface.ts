@@ -1,6 +1,8 @@
-// BlazeFace for a smaller input: the same weights and graph, with the three kinds of shape that the
-// package's ONNX fixes for a 1x256x256x3 input rewritten for another side. The network is fully
-// convolutional; only these fix the size:
+// BlazeFace for the detector's tiles: the same weights and graph, with the three kinds of shape
+// that the package's ONNX fixes for a 1x256x256x3 input rewritten for another side, and its first
+// node (a Transpose from NHWC, TensorFlow's layout) dropped so that the input is NCHW, what
+// OpenCV's blobFromImage makes natively from a tile (no copy of the tile through JavaScript).
+// The network is fully convolutional; only these fix the size:
 // - the graph input's declared dims;
 // - ConstantOfShape shapes (the zero channels a residual block pads its shortcut with,
 //   [1, C, 32, 32] and [1, 48, 16, 16]): scaled with the input;
@@ -24,6 +26,7 @@ const GRAPH_INPUT = 11;
 const GRAPH_OUTPUT = 12;
 const GRAPH_VALUE_INFO = 13;
 const NODE_INPUT = 1;
+const NODE_OUTPUT = 2;
 const NODE_OP_TYPE = 4;
 const TENSOR_DIMS = 1;
 const TENSOR_DATA_TYPE = 2;
@@ -37,8 +40,8 @@ const SHAPE_DIM = 1;
 const DIM_VALUE = 1;
 const INT64 = 7;
 
-/** The package's BlazeFace ONNX (`model`, 256x256 input) rewritten for a `size` x `size` input. */
-export function resizeBlazeFace(model: Uint8Array, size: number): Uint8Array {
+/** The package's BlazeFace ONNX (`model`, NHWC 1x256x256x3 input) rewritten for an NCHW 1x3x`size`x`size` input. */
+export function rewriteBlazeFace(model: Uint8Array, size: number): Uint8Array {
   if (!(Number.isInteger(size) && size > 0 && size % MAX_STRIDE === 0)) throw new Error(`BlazeFace input side ${size} is not a multiple of ${MAX_STRIDE}`);
   const ratio = size / SOURCE_SIZE;
   const fields = readFields(model);
@@ -65,8 +68,15 @@ export function resizeBlazeFace(model: Uint8Array, size: number): Uint8Array {
     return tensor;
   });
   if (edited.size !== padShapes.size + reshapeTargets.size) throw new Error('BlazeFace: a shape tensor is not an initializer');
-  // NHWC input: [1, 256, 256, 3].
-  newGraph = editMessages(newGraph, GRAPH_INPUT, (info) => withDims(info, (dims) => [dims[0], size, size, dims[3]]));
+  // The NHWC input [1, 256, 256, 3] goes through a Transpose to NCHW first: the graph starts after it.
+  const inputName = stringOf(readFields(one(messages(newGraph, GRAPH_INPUT), 'input')), 1)!;
+  const transposes = nodes.filter((n) => stringOf(n, NODE_OP_TYPE) === 'Transpose' && stringsOf(n, NODE_INPUT)[0] === inputName);
+  const nchwName = stringsOf(one(transposes, 'Transpose of the input'), NODE_OUTPUT)[0];
+  if (nodes.some((n) => n !== transposes[0] && stringsOf(n, NODE_INPUT).includes(inputName))) throw new Error('BlazeFace: the input is used beyond its Transpose');
+  newGraph = newGraph.filter((f) => !(f.field === GRAPH_NODE && stringOf(readFields(f.value as Uint8Array), NODE_OP_TYPE) === 'Transpose' && stringsOf(readFields(f.value as Uint8Array), NODE_INPUT)[0] === inputName));
+  newGraph = editMessages(newGraph, GRAPH_INPUT, (info) =>
+    withDims(info, (dims) => [dims[0], dims[3], size, size]).map((f) => (f.field === 1 ? { ...f, value: new TextEncoder().encode(nchwName) } : f)),
+  );
   // Outputs [1, anchors, values]: anchors grow with the input's area.
   newGraph = editMessages(newGraph, GRAPH_OUTPUT, (info) => withDims(info, (dims) => [dims[0], scaled(dims[1], ratio * ratio, 'output'), dims[2]]));
   newGraph = newGraph.filter((f) => f.field !== GRAPH_VALUE_INFO);

@@ -2,11 +2,10 @@
 // tiles of a scale pyramid chosen from min_size (tiles.ts), each tile is one forward pass, and the
 // faces of all tiles are merged with MediaPipe's weighted NMS. Tiles are 256 px (the package's
 // model) or smaller where a region allows (128 and 192: the same network rewritten for a smaller
-// input by scripts/models/resize-blazeface.ts; one net per side).
+// input by scripts/models/rewrite-blazeface.ts; one net per side).
 //
-// A 256 forward pass costs 25 ms on one core of this appliance (OpenCV 4.6, one thread), 13.5 ms
-// at 192 and 6 ms at 128 (measured 2026-11-24). Batching tiles saves under 10% a tile (measured
-// with a batch-4 rewrite of the graph), so it is not done.
+// Forward-pass costs: model-sizes.ts. Batching tiles saves under 10% a tile (measured with a
+// batch-4 rewrite of the graph), so it is not done.
 import path from 'node:path';
 import cv from '../../video/opencv.js';
 import { generateAnchors } from './anchors.js';
@@ -38,8 +37,9 @@ const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
 
 /**
  * OpenCV threads of a forward pass. The worker's own thread is the face log's critical path (the
- * ffmpeg decoder and encoder run beside it), and a forward pass is 61% of its work: two threads
- * take a pass from 35 to 27 ms.
+ * ffmpeg decoder and encoder run beside it), and forward passes are half of its work: two
+ * threads take a 256 pass from 14.9 to 9.4 ms, a 128 pass from 4.4 to 3.3 ms. On a 720p bench
+ * video the face log ran at 64 fps with two, 59 fps with one (2026-11-24).
  */
 const FORWARD_THREADS = 2;
 
@@ -110,17 +110,10 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
 export function loadTileModel(modelDir: string, size: TileSize, minScore = MIN_SCORE): TileModel {
   const net = cv.readNetFromONNX(path.join(modelDir, blazeFaceModelFile(size)));
   const anchors = generateAnchors(size);
-  // The input blob is NHWC [1,size,size,3]. blobFromImage only makes NCHW, and the binding cannot
-  // fill an n-dimensional Mat directly, but flattenFloat() returns a 2-d header over the same
-  // memory, which setData() fills. `input` must stay referenced as long as `inputView` is used.
-  const input = new cv.Mat([1, size, size, 3], cv.CV_32F);
-  const inputView = input.flattenFloat(size, size * 3);
-  checkOutputs(net, input, anchors.length, size);
+  checkOutputs(net, size, anchors.length);
   return (tile) => {
-    // RGB scaled to [-1, 1], as MediaPipe feeds the model.
-    const rgb = tile.cvtColor(cv.COLOR_BGR2RGB).convertTo(cv.CV_32FC3, 1 / 127.5, -1);
-    inputView.setData(rgb.getData());
-    net.setInput(input);
+    // RGB scaled to [-1, 1], as MediaPipe feeds the model; NCHW, as the rewritten model takes it.
+    net.setInput(inputBlob(tile, size));
     const [logits16, logits32, boxes16, boxes32] = withThreads(FORWARD_THREADS, () => net.forward(OUTPUTS));
     const n16 = logits16.sizes[1];
     const n32 = logits32.sizes[1];
@@ -128,6 +121,11 @@ export function loadTileModel(modelDir: string, size: TileSize, minScore = MIN_S
     const regressors = concat(readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES));
     return decodeFaces(logits, regressors, anchors, minScore);
   };
+}
+
+/** A BGR tile as the model's input: NCHW, RGB, (v - 127.5) / 127.5. */
+function inputBlob(tile: cv.Mat, size: number): cv.Mat {
+  return cv.blobFromImage(tile, 1 / 127.5, new cv.Size(size, size), new cv.Vec3(127.5, 127.5, 127.5), true, false);
 }
 
 /**
@@ -178,8 +176,8 @@ function withThreads<T>(threads: number, fn: () => T): T {
 }
 
 /** The model's outputs must match the anchors (896 for the 256 back model) or every box is wrong. */
-function checkOutputs(net: cv.Net, input: cv.Mat, anchors: number, size: number): void {
-  net.setInput(input);
+function checkOutputs(net: cv.Net, size: number, anchors: number): void {
+  net.setInput(inputBlob(new cv.Mat(size, size, cv.CV_8UC3, [0, 0, 0]), size));
   const [logits16, logits32, boxes16, boxes32] = net.forward(OUTPUTS);
   const n = logits16.sizes[1] + logits32.sizes[1];
   const ok =

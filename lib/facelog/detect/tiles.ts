@@ -60,9 +60,12 @@ const REGION_MIN_FACE_SHARE = 1;
 export const TRACKED_FACE_MARGIN = 0.5;
 /**
  * ...unless the last run missed the face (KCF may have followed something else while a person
- * crossed in front, or lost a face that turned away fast): then this many.
+ * crossed in front), or the face moves fast (its own motion puts it more than FAST_FACE_SHIFT of
+ * its width away from KCF's box: a person turning to leave close to the camera crosses up to 3
+ * face widths between two runs, which KCF does not follow): then this many.
  */
 export const LOST_FACE_MARGIN = 2.5;
+const FAST_FACE_SHIFT = 0.5;
 /**
  * A tracked face is looked for in one tile, scaled so that the face is this wide (model pixels):
  * the face and its margins fill a 128 tile (a quarter of a 256 one's cost), a lost face's fill a
@@ -130,9 +133,12 @@ export function planTiles(width: number, height: number, minSize: number, region
     } else {
       // A face lies inside its region, or sticks out of it a little (motion covers the moving
       // head): around a region the tile needs the context of the level's largest faces.
-      const margin = Math.ceil(Math.max(CONTEXT_MARGIN * MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO, REGION_CONTEXT * maxFaceModel));
       const wanted = regions.filter((r) => Math.min(r.width, r.height) >= minFace * REGION_MIN_FACE_SHARE);
-      const around = tilesAround(wanted.map((r) => toLevel(r, level, margin)), w, h, minOverlap);
+      const margin = (r: Box) => {
+        const face = Math.min(maxFaceModel, Math.min(r.width, r.height) * scale);
+        return Math.ceil(Math.max(CONTEXT_MARGIN * MIN_FACE_MODEL_PX * MIN_LEVEL_RATIO, REGION_CONTEXT * face));
+      };
+      const around = tilesAround(wanted.map((r) => toLevel(r, level, margin(r))), w, h, minOverlap);
       // Regions all over the frame: the plain grid is no more work.
       level.tiles = costOf(around) < costOf(grid) ? around : grid;
     }
@@ -152,16 +158,23 @@ export function costOf(tiles: Tile[]): number {
 
 /**
  * Where the detector looks for a tracked face (frame pixels): around its box and where its own
- * motion puts it, TRACKED_FACE_MARGIN (LOST_FACE_MARGIN when lost) face widths to each side.
+ * motion puts it, TRACKED_FACE_MARGIN (LOST_FACE_MARGIN when lost or fast) face widths to each side.
  */
 export function trackedFaceSpan(face: TrackedFace): Box {
-  const m = (face.lost ? LOST_FACE_MARGIN : TRACKED_FACE_MARGIN) * face.width;
+  const m = (searchesWide(face) ? LOST_FACE_MARGIN : TRACKED_FACE_MARGIN) * face.width;
   const boxes = face.moving ? [face, face.moving] : [face];
   const x0 = Math.min(...boxes.map((b) => b.x)) - m;
   const y0 = Math.min(...boxes.map((b) => b.y)) - m;
   const x1 = Math.max(...boxes.map((b) => b.x + b.width)) + m;
   const y1 = Math.max(...boxes.map((b) => b.y + b.height)) + m;
   return { x: x0, y: y0, width: x1 - x0, height: y1 - y0 };
+}
+
+function searchesWide(face: TrackedFace): boolean {
+  if (face.lost) return true;
+  if (!face.moving) return false;
+  const shift = Math.hypot(face.moving.x + face.moving.width / 2 - (face.x + face.width / 2), face.moving.y + face.moving.height / 2 - (face.y + face.height / 2));
+  return shift > FAST_FACE_SHIFT * face.width;
 }
 
 /**

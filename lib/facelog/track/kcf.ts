@@ -5,8 +5,7 @@
 // 10 ms per update for a 60 px box and 36 ms for a 200 px one with the defaults on a full frame.
 // So it runs on the level of an image pyramid where the face is at most TRACKING_WIDTH wide, on a
 // fixed window around the face (WINDOW_MARGIN face sizes on each side, re-made at every detector
-// run, which re-initialises the tracker), with a smaller `max_patch_size`: 1-3 ms per update
-// alone (measured under load), about 5 ms inside the whole pipeline on a busy machine.
+// run, which re-initialises the tracker), with a smaller `max_patch_size` (MAX_PATCH_AREA).
 import cv from '../../video/opencv.js';
 import type { Box } from '../types.js';
 import type { YuvFrame } from '../../video/yuv-frame.js';
@@ -21,8 +20,15 @@ const TRACKING_WIDTH = 48;
 const WINDOW_MARGIN = 1.5;
 /** Deepest pyramid level (1/8 of the frame). */
 const MAX_LEVEL = 3;
-/** KCF's patch area limit: 40x40 halves larger search windows (OpenCV's default is 80x80). */
-const MAX_PATCH_AREA = 40 * 40;
+/**
+ * KCF's patch area limit: OpenCV's KCF works at half resolution on a face whose box is larger
+ * (default 80x80). An update's cost grows with the square of the box until it halves: measured in
+ * node on vtest.avi windows (one thread, 2026-11-24), with 40x40 0.07 ms for a 10 px box, 0.5 at 20,
+ * 1.1 at 32, 3.1 at 40, then 0.7 at 42-48; with 20x20 every box of a level (24-48 px) is halved.
+ * In the face log on a 720p bench video: 1.8 ms per update with 40x40. Bench (seed 2, 720p): faces
+ * in a track 98.8% with 40x40, 99.0% with 20x20, 70 and 74 fps.
+ */
+const MAX_PATCH_AREA = 20 * 20;
 
 /**
  * A frame and its half, quarter and eighth size versions. Only the windows the trackers look at
