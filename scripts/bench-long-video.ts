@@ -14,8 +14,9 @@
 // the bench set, vtest.avi itself scaled to 1920x1080 at 25 fps (no faces). Cached under
 // test/fixtures/generated/long-video.
 //
-// Options: --minutes N (10; the face log runs at about 0.5x real time at 1080p on 2 cores, so
-//          the default takes about 20 minutes plus 2 of plain decoding; --minutes 2 for a quick run)
+// Options: --minutes N (10; the face log runs at about 1.6x real time at 1080p on 2 cores, so
+//          the default takes about 7 minutes plus 2 of plain decoding; --minutes 2 for a quick run)
+//          --resolution WxH (1920x1080; 1280x720 or 640x480: the bench set's videos of that size)
 // The job's time limit is the service's default (60 s + FACE_LOG_MS_PER_FRAME 400 ms per frame,
 // 101 minutes for 10 minutes of video); set FACE_LOG_MS_PER_FRAME in the environment to change it.
 import { execFileSync } from 'node:child_process';
@@ -29,8 +30,8 @@ import { procChildren, procCmdline, procStatus } from './proc-stats.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
-const WIDTH = 1920;
-const HEIGHT = 1080;
+/** --resolution WxH: that of the bench set's videos to join (1920x1080 by default, 1280x720 or 640x480). */
+const [WIDTH, HEIGHT] = resolutionArg();
 const FPS = 25;
 const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
 const MiB = 1024 * 1024;
@@ -38,6 +39,13 @@ const MiB = 1024 * 1024;
 const SERVICE_RSS_LIMIT = 300 * 1000 * 1000;
 const WORKER_RSS_LIMIT = 1000 * 1000 * 1000;
 const SAMPLE_MS = 1000;
+
+function resolutionArg(): [number, number] {
+  const i = process.argv.indexOf('--resolution');
+  const value = i >= 0 ? process.argv[i + 1] : '1920x1080';
+  if (!['1920x1080', '1280x720', '640x480'].includes(value)) throw new Error('--resolution: expected 1920x1080, 1280x720 or 640x480');
+  return value.split('x').map(Number) as [number, number];
+}
 
 function minutesArg(): number {
   const i = process.argv.indexOf('--minutes');
@@ -56,17 +64,17 @@ function countFrames(file: string): number {
 }
 
 /**
- * One H.264 segment of 1080p25 from a single encoder (x264 veryfast, CRF 23, a keyframe every
+ * One H.264 segment of WIDTH x HEIGHT at 25 fps from a single encoder (x264 veryfast, CRF 23, a keyframe every
  * 2 s like a camera's), so that copies of it can be joined without re-encoding.
  */
 function segment(): { file: string; source: string } {
   const bench = fs.existsSync(BENCH_SET)
     ? fs.readdirSync(BENCH_SET).filter((n) => n.endsWith(`-${WIDTH}x${HEIGHT}.mp4`)).sort()
     : [];
-  const file = path.join(CACHE, bench.length ? 'segment-facelog-bench-1080p.mp4' : 'segment-vtest-1080p.mp4');
+  const file = path.join(CACHE, bench.length ? `segment-facelog-bench-${HEIGHT}p.mp4` : `segment-vtest-${HEIGHT}p.mp4`);
   const source = bench.length
-    ? `${bench.length} face-log bench videos at 1080p (${path.relative(process.cwd(), BENCH_SET)}), joined`
-    : 'vtest.avi scaled to 1920x1080 at 25 fps (no faces: the face-log bench set was not generated)';
+    ? `${bench.length} face-log bench videos at ${HEIGHT}p (${path.relative(process.cwd(), BENCH_SET)}), joined`
+    : `vtest.avi scaled to ${WIDTH}x${HEIGHT} at 25 fps (no faces: the face-log bench set was not generated)`;
   if (fs.existsSync(file)) return { file, source };
   fs.mkdirSync(CACHE, { recursive: true });
   const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-g', String(2 * FPS), '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];

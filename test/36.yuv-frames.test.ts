@@ -7,7 +7,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
-import { readFrames } from '../lib/video/frame-reader.js';
+import { FRAMES_AHEAD, readFrames } from '../lib/video/frame-reader.js';
 import { VideoEncoder } from '../lib/video/video-encoder.js';
 import { YuvFrame } from '../lib/video/yuv-frame.js';
 import { drawTracks } from '../lib/facelog/output/overlay.js';
@@ -50,6 +50,19 @@ describe('I420 frames', () => {
     // Limited-range luma against full-range grey: 16 + 219/255 of it.
     const expected = grey.convertTo(cv.CV_8U, 219 / 255, 16);
     expect(frame.luma().absdiff(expected).mean().w).to.be.below(2);
+  });
+
+  it('decodes ahead while the main thread is busy in a long synchronous call (the pipe thread)', async () => {
+    const source = readFrames(VTEST, { width: 768, height: 576 });
+    const frames = source.frames();
+    await frames.next();
+    // As a detector run does; a frame is 663 KB, ten times what a pipe holds.
+    const until = Date.now() + 500;
+    while (Date.now() < until);
+    // The decoded frames only wait to be delivered: a few turns of the event loop.
+    for (let i = 0; i < 20 && source.ahead < FRAMES_AHEAD; i++) await new Promise((resolve) => setImmediate(resolve));
+    expect(source.ahead).to.equal(FRAMES_AHEAD);
+    await frames.return(undefined);
   });
 
   it('an odd-sized video gets even frames with its picture in the top-left corner', async () => {

@@ -11,7 +11,7 @@ import { DecodeError } from './errors.js';
  * Frames the decoder may run ahead of the analysis: enough to cover a detector run (tens of ms,
  * a few frames of decoding), few enough to stay small next to the frames the overlay waits for.
  */
-const FRAMES_AHEAD = 6;
+export const FRAMES_AHEAD = 6;
 
 export interface FrameReaderOptions {
   width: number;
@@ -28,6 +28,8 @@ export interface FrameSource {
   frames(): AsyncGenerator<YuvFrame>;
   /** ffmpeg's complaint when the stream ended with an error (truncated or corrupt data), else null. */
   readonly decodeError: string | null;
+  /** Frames decoded ahead and not yet taken (at most FRAMES_AHEAD). */
+  readonly ahead: number;
   close(): void;
 }
 
@@ -89,6 +91,9 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
     frames,
     get decodeError() {
       return decodeError;
+    },
+    get ahead() {
+      return arrived.filter((e) => e.op === 'frame').length;
     },
     close() {
       if (!exited) stream.send({ op: 'kill', id: stream.id });

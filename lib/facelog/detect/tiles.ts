@@ -49,8 +49,7 @@ const LARGEST_FACE_SHARE = 0.75;
 const MAX_SCALE = 2;
 /**
  * A region whose shorter side is below this share of a level's smallest face is not looked at on
- * that level: no face of that level fits in it (motion regions cover a moving person's head,
- * tracked faces come with a margin of one face on each side).
+ * that level: no face of that level fits in it (motion regions cover a moving person's head).
  */
 const REGION_MIN_FACE_SHARE = 1;
 /**
@@ -76,11 +75,20 @@ const FAST_FACE_SHIFT = 0.5;
  * matter beyond finding the face: sightings are filtered by their best scores (run.ts).
  */
 const TRACKED_FACE_MODEL_PX = 64;
+/**
+ * Smallest the tracked face may get to fit a wide search span in one tile (model pixels; the model
+ * finds 96% of faces 20-24 px wide): where its own motion puts it further, that place is left to
+ * the motion regions (an extrapolation over a long gap can point anywhere).
+ */
+const MIN_TRACKED_FACE_MODEL_PX = 24;
 
 /**
- * Context around a region, as a share of the level's largest face, that its tile shows besides the
- * region: a face can stick out of its motion region (only part of the head moved), and the tile's
- * edge would cut it.
+ * Context around a region that its tile shows besides the region, as a share of the largest face
+ * that can stick out of it (one as large as the region's shorter side, at most the level's
+ * largest): only part of a head may have moved, and the tile's edge would cut the face. 0.5 of the
+ * level's largest face for every region (up to 80 model px at coarse levels) made most tiles 192
+ * or 256 px; of the region's size, 128 px tiles are the rule (720p bench, budget 2: faces in a
+ * track 95.6% and 98.8%).
  */
 const REGION_CONTEXT = 0.5;
 
@@ -162,7 +170,7 @@ export function costOf(tiles: Tile[]): number {
  */
 export function trackedFaceSpan(face: TrackedFace): Box {
   const m = (searchesWide(face) ? LOST_FACE_MARGIN : TRACKED_FACE_MARGIN) * face.width;
-  const boxes = face.moving ? [face, face.moving] : [face];
+  const boxes = face.moving && reachable(face, face.moving) ? [face, face.moving] : [face];
   const x0 = Math.min(...boxes.map((b) => b.x)) - m;
   const y0 = Math.min(...boxes.map((b) => b.y)) - m;
   const x1 = Math.max(...boxes.map((b) => b.x + b.width)) + m;
@@ -171,10 +179,17 @@ export function trackedFaceSpan(face: TrackedFace): Box {
 }
 
 function searchesWide(face: TrackedFace): boolean {
-  if (face.lost) return true;
-  if (!face.moving) return false;
-  const shift = Math.hypot(face.moving.x + face.moving.width / 2 - (face.x + face.width / 2), face.moving.y + face.moving.height / 2 - (face.y + face.height / 2));
-  return shift > FAST_FACE_SHIFT * face.width;
+  return !!face.lost || (!!face.moving && reachable(face, face.moving) && shift(face, face.moving) > FAST_FACE_SHIFT * face.width);
+}
+
+/** Whether a tile can hold both boxes with a lost face's margins and the face at MIN_TRACKED_FACE_MODEL_PX. */
+function reachable(face: Box, moving: Box): boolean {
+  const side = Math.max(Math.abs(moving.x - face.x) + Math.max(face.width, moving.width), Math.abs(moving.y - face.y) + Math.max(face.height, moving.height));
+  return (side + 2 * LOST_FACE_MARGIN * face.width) * (MIN_TRACKED_FACE_MODEL_PX / face.width) <= TILE_SIZE;
+}
+
+function shift(a: Box, b: Box): number {
+  return Math.hypot(b.x + b.width / 2 - (a.x + a.width / 2), b.y + b.height / 2 - (a.y + a.height / 2));
 }
 
 /**
