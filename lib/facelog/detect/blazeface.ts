@@ -7,7 +7,7 @@
 // Forward-pass costs: model-sizes.ts. Batching tiles saves under 10% a tile (measured with a
 // batch-4 rewrite of the graph), so it is not done.
 import path from 'node:path';
-import cv from '../../video/opencv.js';
+import cv, { withThreads } from '../../video/opencv.js';
 import { generateAnchors } from './anchors.js';
 import { blazeFaceModelFile } from './model-sizes.js';
 import { decodeFaces, type RawFace, REGRESSOR_VALUES } from './decode.js';
@@ -158,21 +158,6 @@ export function planCost(width: number, height: number, options: DetectOptions):
 function searched(options: DetectOptions): Box[] {
   const faces = (options.faces ?? []).map(trackedFaceSpan);
   return [...(options.regions ?? []), ...faces];
-}
-
-/**
- * `fn` run with `threads` OpenCV threads, then back to the process's one (see video/opencv.ts).
- * Written when the binding's memory tracking was on and Mats allocated inside OpenCV's threads
- * made V8 abort: a forward pass writes into the blobs its first run allocated.
- */
-function withThreads<T>(threads: number, fn: () => T): T {
-  if (threads <= 1) return fn();
-  cv.setNumThreads(threads);
-  try {
-    return fn();
-  } finally {
-    cv.setNumThreads(1);
-  }
 }
 
 /** The model's outputs must match the anchors (896 for the 256 back model) or every box is wrong. */
