@@ -21,10 +21,19 @@ export function procCmdline(pid: number): string {
   }
 }
 
-/** Direct children. */
+/**
+ * Direct children, of every thread of the process: a child belongs to the thread that started it
+ * (the ffmpeg processes of a face log to its worker's pipe thread, lib/video/pipe-thread.ts).
+ */
 export function procChildren(pid: number): number[] {
   try {
-    return fs.readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    return fs.readdirSync(`/proc/${pid}/task`).flatMap((task) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      } catch {
+        return [];
+      }
+    });
   } catch {
     return [];
   }

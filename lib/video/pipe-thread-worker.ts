@@ -10,7 +10,7 @@ import type { PipeEvent, PipeRequest } from './pipe-messages.js';
 /** Bytes of ffmpeg's stderr kept for the error message. */
 const STDERR_LIMIT = 4000;
 /** Spare frame buffers kept per frame size for the next decoded frames. */
-const POOL_LIMIT = 16;
+const POOL_LIMIT = 8;
 
 const port = parentPort!;
 const streams = new Map<number, { child: ChildProcess; resume?: () => void }>();

@@ -24,7 +24,7 @@ const X264_PRESET = 'ultrafast';
 const X264_CRF = '28';
 
 /** Frames handed to the pipe thread and not yet in ffmpeg's pipe before write() waits. */
-const MAX_QUEUED_FRAMES = 8;
+const MAX_QUEUED_FRAMES = 4;
 
 export class VideoEncoder {
   private readonly stream: PipeStream;

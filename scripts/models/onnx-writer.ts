@@ -256,19 +256,24 @@ export class ProtoWriter {
   }
 
   private varint(value: bigint): void {
-    const bytes: number[] = [];
-    let v = value;
-    do {
-      let byte = Number(v & 0x7fn);
-      v >>= 7n;
-      if (v !== 0n) byte |= 0x80;
-      bytes.push(byte);
-    } while (v !== 0n);
-    this.push(Uint8Array.from(bytes));
+    this.push(encodeVarint(value));
   }
 
   private push(b: Uint8Array): void {
     this.chunks.push(b);
     this.length += b.length;
   }
+}
+
+/** A protobuf varint (negative values as 64-bit two's complement). */
+export function encodeVarint(value: bigint): Uint8Array {
+  const bytes: number[] = [];
+  let v = BigInt.asUintN(64, value);
+  do {
+    let byte = Number(v & 0x7fn);
+    v >>= 7n;
+    if (v !== 0n) byte |= 0x80;
+    bytes.push(byte);
+  } while (v !== 0n);
+  return Uint8Array.from(bytes);
 }

@@ -1,6 +1,7 @@
 // Protobuf wire format read into a flat list of fields and written back unchanged, so that a few
 // fields of a large message (an ONNX model) can be edited and every other byte kept as it was.
 // The counterpart of ProtoWriter (onnx-writer.ts), which only builds new messages.
+import { encodeVarint } from './onnx-writer.js';
 
 export interface ProtoField {
   field: number;
@@ -41,17 +42,7 @@ export function readFields(bytes: Uint8Array): ProtoField[] {
 
 export function writeFields(fields: ProtoField[]): Uint8Array {
   const chunks: Uint8Array[] = [];
-  const varint = (value: bigint) => {
-    const out: number[] = [];
-    let v = BigInt.asUintN(64, value);
-    do {
-      let b = Number(v & 0x7fn);
-      v >>= 7n;
-      if (v !== 0n) b |= 0x80;
-      out.push(b);
-    } while (v !== 0n);
-    chunks.push(Uint8Array.from(out));
-  };
+  const varint = (value: bigint) => chunks.push(encodeVarint(value));
   for (const f of fields) {
     varint(BigInt((f.field << 3) | f.wireType));
     if (f.wireType === 0) varint(f.value as bigint);
