@@ -198,6 +198,17 @@ describe('face detector (BlazeFace)', function () {
     }
   });
 
+  it("keeps a tracked face's tile when a share of the whole-frame search comes along, even at a pyramid level's scale", () => {
+    const [frame] = vtestFrames([200], 1920, 1080);
+    const box = pasteFace(frame, faces[2], 120, 900, 500);
+    // 120 px at min_size 30: the face's own scale (64 / 120) is level 0's (16 / 30).
+    const tracked: Box = { x: box.x, y: box.y, width: 120, height: 120 };
+    // Motion elsewhere, so that level 0 has tiles of its own too.
+    const elsewhere: Box = { x: 100, y: 100, width: 60, height: 120 };
+    const detections = detector.detect(frame, { minSize: 30, faces: [tracked], regions: [elsewhere], scanPart: { index: 5, of: 17 } });
+    expect(bestMatch(detections, box).iou).to.be.at.least(FOUND_IOU);
+  });
+
   it('finds a face on the border between two tiles', () => {
     const [frame] = vtestFrames([300], 1920, 1080);
     const [level0] = planTiles(1920, 1080, 30);

@@ -138,15 +138,16 @@ function withScanPart(levels: PyramidLevel[], frame: cv.Mat, options: DetectOpti
   if (!part || !(options.regions || options.faces)) return levels;
   const full = planTiles(frame.cols, frame.rows, options.minSize);
   let n = 0;
+  const pyramid = levels.filter((l) => !l.trackedFace);
   return full
     .map((level) => {
-      const own = levels.find((l) => l.scale === level.scale)?.tiles ?? [];
+      const own = pyramid.find((l) => l.scale === level.scale)?.tiles ?? [];
       const extra = level.tiles.filter(() => n++ % part.of === part.index);
       const tiles = [...own, ...extra.filter((t) => !own.some((o) => o.x === t.x && o.y === t.y && o.size === t.size))];
       return { ...level, tiles };
     })
     .filter((level) => level.tiles.length > 0)
-    .concat(levels.filter((l) => !full.some((level) => level.scale === l.scale)));
+    .concat(levels.filter((l) => l.trackedFace));
 }
 
 /** The cost of one detect() call with these options, in 256 tiles (for budgeting calls). */

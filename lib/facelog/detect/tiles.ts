@@ -109,6 +109,8 @@ export interface PyramidLevel {
   minFace: number;
   maxFace: number;
   tiles: Tile[];
+  /** A tracked face's own level (its scale suits that face), not one of the pyramid's. */
+  trackedFace?: boolean;
 }
 
 /**
@@ -207,7 +209,7 @@ function trackedFaceLevel(face: TrackedFace, width: number, height: number): Pyr
   const cx = (span.x + span.width / 2) * scale;
   const cy = (span.y + span.height / 2) * scale;
   const tile = clamp({ x: Math.round(cx - size / 2), y: Math.round(cy - size / 2), size }, w, h);
-  return { scale, width: w, height: h, minFace: MIN_FACE_MODEL_PX / scale, maxFace: MAX_FACE_MODEL_PX / scale, tiles: [tile] };
+  return { scale, width: w, height: h, minFace: MIN_FACE_MODEL_PX / scale, maxFace: MAX_FACE_MODEL_PX / scale, tiles: [tile], trackedFace: true };
 }
 
 /** Tile starts along one axis of `length` level pixels, spread evenly, overlapping by >= `overlap`. */
