@@ -62,7 +62,7 @@ test: build models fixtures
 # Accuracy on the calibration set (seed 2) and on a held-out set (seed 7); each is generated on
 # first use (about 5 minutes each on 2 cores). The face-log bench set (51 videos) is generated on
 # first use too (8 minutes). The load bench submits a clip cut from the face-log test set. The
-# long-video bench (a 10-minute 1080p face log, about 9 minutes, then 5 minutes of 720p, about 3)
+# long-video bench (a 10-minute 1080p face log, about 6 minutes, then 5 minutes of 720p, about 2.5)
 # joins the face-log bench set's videos into its videos on first use (3 minutes each).
 bench: build models $(FACELOG_FIXTURES)/manifest.json
 	node build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench

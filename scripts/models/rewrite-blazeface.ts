@@ -33,6 +33,7 @@ const TENSOR_DATA_TYPE = 2;
 const TENSOR_INT64_DATA = 7;
 const TENSOR_NAME = 8;
 const TENSOR_RAW_DATA = 9;
+const VALUE_INFO_NAME = 1;
 const VALUE_INFO_TYPE = 2;
 const TYPE_TENSOR = 1;
 const TENSOR_TYPE_SHAPE = 2;
@@ -46,7 +47,8 @@ export function rewriteBlazeFace(model: Uint8Array, size: number): Uint8Array {
   const ratio = size / SOURCE_SIZE;
   const fields = readFields(model);
   const graph = readFields(one(messages(fields, MODEL_GRAPH), 'graph'));
-  const nodes = messages(graph, GRAPH_NODE).map(readFields);
+  // Each node's fields, and its bytes in the graph (to drop it by identity).
+  const nodes = messages(graph, GRAPH_NODE).map((bytes) => Object.assign(readFields(bytes), { bytes }));
   const inputsOf = (op: string) => nodes.filter((n) => stringOf(n, NODE_OP_TYPE) === op).map((n) => stringsOf(n, NODE_INPUT));
   const padShapes = new Set(inputsOf('ConstantOfShape').map((i) => i[0]));
   const reshapeTargets = new Set(inputsOf('Reshape').map((i) => i[1]));
@@ -69,13 +71,13 @@ export function rewriteBlazeFace(model: Uint8Array, size: number): Uint8Array {
   });
   if (edited.size !== padShapes.size + reshapeTargets.size) throw new Error('BlazeFace: a shape tensor is not an initializer');
   // The NHWC input [1, 256, 256, 3] goes through a Transpose to NCHW first: the graph starts after it.
-  const inputName = stringOf(readFields(one(messages(newGraph, GRAPH_INPUT), 'input')), 1)!;
+  const inputName = stringOf(readFields(one(messages(graph, GRAPH_INPUT), 'input')), VALUE_INFO_NAME)!;
   const transposes = nodes.filter((n) => stringOf(n, NODE_OP_TYPE) === 'Transpose' && stringsOf(n, NODE_INPUT)[0] === inputName);
   const nchwName = stringsOf(one(transposes, 'Transpose of the input'), NODE_OUTPUT)[0];
   if (nodes.some((n) => n !== transposes[0] && stringsOf(n, NODE_INPUT).includes(inputName))) throw new Error('BlazeFace: the input is used beyond its Transpose');
-  newGraph = newGraph.filter((f) => !(f.field === GRAPH_NODE && stringOf(readFields(f.value as Uint8Array), NODE_OP_TYPE) === 'Transpose' && stringsOf(readFields(f.value as Uint8Array), NODE_INPUT)[0] === inputName));
+  newGraph = newGraph.filter((f) => f.value !== transposes[0].bytes);
   newGraph = editMessages(newGraph, GRAPH_INPUT, (info) =>
-    withDims(info, (dims) => [dims[0], dims[3], size, size]).map((f) => (f.field === 1 ? { ...f, value: new TextEncoder().encode(nchwName) } : f)),
+    withDims(info, (dims) => [dims[0], dims[3], size, size]).map((f) => (f.field === VALUE_INFO_NAME ? { ...f, value: new TextEncoder().encode(nchwName) } : f)),
   );
   // Outputs [1, anchors, values]: anchors grow with the input's area.
   newGraph = editMessages(newGraph, GRAPH_OUTPUT, (info) => withDims(info, (dims) => [dims[0], scaled(dims[1], ratio * ratio, 'output'), dims[2]]));

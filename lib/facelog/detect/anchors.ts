@@ -6,8 +6,9 @@
 // order of the model's outputs ([1,512,*] then [1,384,*]). A smaller input has the same maps,
 // smaller: at 128, 8x8 x 2 then 4x4 x 6, 224 anchors.
 
-/** The model's input side, pixels. */
-export const MODEL_INPUT_SIZE = 256;
+import { MODEL_INPUT_SIZE } from './model-sizes.js';
+
+export { MODEL_INPUT_SIZE };
 
 /** One anchor: a cell centre in model-input pixels (the box size is fixed, so only the centre counts). */
 export interface Anchor {

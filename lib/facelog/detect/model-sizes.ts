@@ -1,8 +1,9 @@
 // The input sides BlazeFace runs at. The package ships the back-camera model for 256x256; the
 // model preparation (scripts/models/rewrite-blazeface.ts) rewrites the same network for NCHW
 // inputs of each side, so that a small region of the frame need not pay for a whole 256 tile: a
-// forward pass costs about in proportion to the input's area (OpenCV 4.6, one thread on a quiet
-// machine, 2026-11-24: 14.9 ms at 256, 8.5 ms at 192, 4.4 ms at 128).
+// forward pass costs about in proportion to the input's area (Debian's OpenCV 4.6 through its
+// Python binding, one thread on a quiet machine, 2026-11-24: 14.9 ms at 256, 8.5 ms at 192,
+// 4.4 ms at 128; two threads 9.4, 5.9 and 3.3 ms).
 
 /** The package model's input side. */
 export const MODEL_INPUT_SIZE = 256;

@@ -4,8 +4,9 @@
 // a rotating share of the whole frame (so every part of it is searched every few seconds, also
 // where nothing moves), then regions with motion, away from the tracked faces first, largest
 // first. What does not fit waits for the next run. A whole 1080p frame at min_size 30 is 17 tiles.
-// Measured on the 1080p bench set: 0.90 model runs per frame (0.93 when tracked faces were looked
-// for on every level). Tried and not done:
+// Measured with 256 px tiles only and a budget of 3 tiles (before 2026-11-24), 1080p bench set:
+// 0.90 model runs per frame (0.93 when tracked faces were looked for on every level). Tried then
+// and not done:
 // - a budget of 2 tiles: 0.65 runs per frame, but F1 0.92 instead of 1.00 and 84% of faces in a
 //   track instead of 92%;
 // - skipping motion regions searched in the last 3 runs: 0.84, and 1.6 points of face coverage
@@ -15,14 +16,16 @@
 //   cuts it: test/45's crossing video lost half of a face's frames.
 import type { Box, DetectOptions, TrackedFace } from '../types.js';
 import { planCost } from './blazeface.js';
+import { planTiles } from './tiles.js';
 import { intersection } from '../geometry.js';
 
 /**
  * 256 px model runs one detector run may cost, beyond the tracked faces (which are always looked
- * at): this share of a whole-frame search (17 runs at 1080p, 9 at 720p, min_size 30), and at least
- * MIN_TILES_PER_RUN. Measured on the bench set (seed 2), 720p with 2: F1 1.000, faces in a track
- * 99.0%, 2.97x real time; with 3: 99.4%, 2.49x. 1080p with 2: F1 0.967 (two appearances never
- * found), 89.3%; with 3: F1 1.000, 97.1%, 1.85x; with 4: 96.5%, 1.67x.
+ * at): this share of a whole-frame search (17 runs at 1080p, 8 at 720p, 3 at 480p, min_size 30),
+ * and at least MIN_TILES_PER_RUN. Measured on the bench set (seed 2) with small tiles and KCF at
+ * 20x20: 720p with 2: F1 1.000, faces in a track 99.0%, 2.96x real time; with 3: 99.2%, 2.45x.
+ * 1080p with 2: F1 0.967 (two appearances never found), 89.3%; with 3: F1 1.000, 97.1%, 1.85x;
+ * with 4: 96.5%, 1.67x.
  */
 export const TILES_PER_RUN_SHARE = 0.18;
 export const MIN_TILES_PER_RUN = 2;
@@ -42,7 +45,8 @@ export class ScanSchedule {
     private readonly height: number,
     private readonly minSize: number,
   ) {
-    const full = planCost(width, height, { minSize });
+    // The whole-frame plan is a grid of 256 tiles: its tile count is its cost.
+    const full = planTiles(width, height, minSize).reduce((n, l) => n + l.tiles.length, 0);
     this.parts = Math.max(1, Math.ceil(full / SCAN_TILES_PER_RUN));
     this.budget = Math.max(MIN_TILES_PER_RUN, TILES_PER_RUN_SHARE * full);
   }

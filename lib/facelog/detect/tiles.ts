@@ -7,7 +7,6 @@
 // and each tracked face gets a small tile of its own at the scale that suits it.
 import { MODEL_INPUT_SIZE, MODEL_SIZES, type ModelSize } from './model-sizes.js';
 import type { Box, TrackedFace } from '../types.js';
-import { expand } from '../geometry.js';
 
 /** The side of a grid tile, and of the largest tile. */
 export const TILE_SIZE = MODEL_INPUT_SIZE;
