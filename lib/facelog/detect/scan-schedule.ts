@@ -2,8 +2,14 @@
 // own scale), then within a budget of tiles (in 256 px model runs: smaller tiles cost in
 // proportion to their area, a 128 tile a quarter): on every other run
 // a rotating share of the whole frame (so every part of it is searched every few seconds, also
-// where nothing moves), then regions with motion, away from the tracked faces first, largest
-// first. What does not fit waits for the next run. A whole 1080p frame at min_size 30 is 17 tiles.
+// where nothing moves), then regions with motion: away from the tracked faces first, then the
+// motion searched longest ago (search-ages.ts), then the largest. A region costlier than the
+// budget is cut into pieces that fit, searched over successive runs, stalest first; what does not
+// fit waits for the next run, where it is staler. A whole 1080p frame at min_size 30 is 17 tiles.
+// Until 2026-11-25 a region that did not fit whole was skipped, and usually did not fit in the
+// next run either: a person who appeared behind a busy group (one region of 4.6 runs against a
+// budget of 2-3) was found only when the rotating whole-frame share reached them, seconds later.
+// 1080p bench, faces >= 30 px found late: 42 -> 18 (seed 2), 116 -> 20 (seed 7).
 // Measured with 256 px tiles only and a budget of 3 tiles (before 2026-11-24), 1080p bench set:
 // 0.90 model runs per frame (0.93 when tracked faces were looked for on every level). Tried then
 // and not done:
@@ -17,7 +23,8 @@
 import type { Box, DetectOptions, TrackedFace } from '../types.js';
 import { planCost } from './blazeface.js';
 import { planTiles } from './tiles.js';
-import { intersection } from '../geometry.js';
+import { area, intersection } from '../geometry.js';
+import { SearchAges } from './search-ages.js';
 
 /**
  * 256 px model runs one detector run may cost, beyond the tracked faces (which are always looked
@@ -33,12 +40,16 @@ export const MIN_TILES_PER_RUN = 2;
 export const SCAN_TILES_PER_RUN = 1;
 /** Every how many runs one takes a share of the whole-frame search. */
 export const SCAN_EVERY = 2;
+/** A region is cut at most this many times over (into 2^MAX_CUTS pieces) to fit a run's budget. */
+const MAX_CUTS = 4;
 
 export class ScanSchedule {
   private readonly parts: number;
-  private readonly budget: number;
+  /** 256 px model runs a detector run may cost beyond the tracked faces (a scan part takes SCAN_TILES_PER_RUN of it). */
+  readonly budget: number;
   private next_ = 0;
   private run = 0;
+  private readonly ages: SearchAges;
 
   constructor(
     private readonly width: number,
@@ -49,24 +60,49 @@ export class ScanSchedule {
     const full = planTiles(width, height, minSize).reduce((n, l) => n + l.tiles.length, 0);
     this.parts = Math.max(1, Math.ceil(full / SCAN_TILES_PER_RUN));
     this.budget = Math.max(MIN_TILES_PER_RUN, TILES_PER_RUN_SHARE * full);
+    this.ages = new SearchAges(width, height);
   }
 
   /**
    * Options for the next run, given the tracked faces and the regions with motion. Motion away
    * from the tracked faces comes first: a moving region around a tracked face is most likely
-   * that face's own person, whom the face's own tile looks at.
+   * that face's own person, whom the face's own tile looks at; then the motion searched longest
+   * ago (SearchAges), then the largest. A region costlier than the budget is searched in pieces.
    */
   next(faces: TrackedFace[], moved: Box[]): DetectOptions {
-    const scanning = this.run++ % SCAN_EVERY === 0;
-    if (scanning && this.parts === 1) return { minSize: this.minSize }; // the whole frame fits the scan's share
+    const run = this.run++;
+    const scanning = run % SCAN_EVERY === 0;
+    if (scanning && this.parts === 1) {
+      // The whole frame fits the scan's share.
+      this.ages.searched({ x: 0, y: 0, width: this.width, height: this.height }, run);
+      return { minSize: this.minSize };
+    }
     const scanPart = scanning ? { index: this.next_, of: this.parts } : undefined;
     if (scanPart) this.next_ = (this.next_ + 1) % this.parts;
     const cost = (regions: Box[]) => planCost(this.width, this.height, { minSize: this.minSize, regions });
     const budget = this.budget - (scanPart ? SCAN_TILES_PER_RUN : 0);
-    const nearFace = (r: Box) => faces.some((f) => intersection(r, f) > 0);
-    const ordered = [...moved].sort((a, b) => Number(nearFace(a)) - Number(nearFace(b)) || b.width * b.height - a.width * a.height);
+    const candidates = moved.flatMap((r) => {
+      const nearFace = faces.some((f) => intersection(r, f) > 0);
+      return piecesWithin(r, budget, cost).map((piece) => ({ piece, nearFace, age: this.ages.age(piece, run) }));
+    });
+    candidates.sort((a, b) => Number(a.nearFace) - Number(b.nearFace) || b.age - a.age || area(b.piece) - area(a.piece));
     const regions: Box[] = [];
-    for (const r of ordered) if (cost([...regions, r]) <= budget) regions.push(r);
+    for (const { piece } of candidates) if (cost([...regions, piece]) <= budget) regions.push(piece);
+    for (const r of regions) this.ages.searched(r, run);
     return { minSize: this.minSize, faces, regions, scanPart };
   }
+}
+
+/**
+ * `region` cut in halves across its longer side, and those again, until each piece costs at most
+ * `budget`: a region too large for one run is searched over several, stalest piece first. A face
+ * on a cut is whole in the tile of either side (tiles show context around their regions).
+ */
+function piecesWithin(region: Box, budget: number, cost: (regions: Box[]) => number, depth = 0): Box[] {
+  if (depth >= MAX_CUTS || cost([region]) <= budget) return [region];
+  const [a, b]: Box[] =
+    region.width >= region.height
+      ? [{ ...region, width: region.width / 2 }, { ...region, x: region.x + region.width / 2, width: region.width / 2 }]
+      : [{ ...region, height: region.height / 2 }, { ...region, y: region.y + region.height / 2, height: region.height / 2 }];
+  return [...piecesWithin(a, budget, cost, depth + 1), ...piecesWithin(b, budget, cost, depth + 1)];
 }
