@@ -2,7 +2,7 @@
 // own scale), then within a budget of tiles (in 256 px model runs: smaller tiles cost in
 // proportion to their area, a 128 tile a quarter): on every other run
 // a rotating share of the whole frame (so every part of it is searched every few seconds, also
-// where nothing moves), then regions with motion: away from the tracked faces first, then the
+// where nothing moves), then regions with motion: away from the tracked people first, then the
 // motion searched longest ago (search-ages.ts), then the largest. A region costlier than the
 // budget is cut into pieces that fit, searched over successive runs, stalest first; what does not
 // fit waits for the next run, where it is staler. A whole 1080p frame at min_size 30 is 17 tiles.
@@ -40,6 +40,10 @@ export const MIN_TILES_PER_RUN = 2;
 export const SCAN_TILES_PER_RUN = 1;
 /** Every how many runs one takes a share of the whole-frame search. */
 export const SCAN_EVERY = 2;
+/** A tracked person's body, as the scan schedule sees it: this many face widths to each side of the face... */
+const PERSON_SIDE = 1;
+/** ...and this many face heights below it. */
+const PERSON_BELOW = 5;
 /** A region is cut at most this many times over (into 2^MAX_CUTS pieces) to fit a run's budget. */
 const MAX_CUTS = 4;
 
@@ -65,9 +69,10 @@ export class ScanSchedule {
 
   /**
    * Options for the next run, given the tracked faces and the regions with motion. Motion away
-   * from the tracked faces comes first: a moving region around a tracked face is most likely
-   * that face's own person, whom the face's own tile looks at; then the motion searched longest
-   * ago (SearchAges), then the largest. A region costlier than the budget is searched in pieces.
+   * from the tracked people comes first: a moving region on a tracked face or the body below it
+   * is most likely that face's own person, whom the face's own tile looks at; then the motion
+   * searched longest ago (SearchAges), then the largest. A region costlier than the budget is
+   * searched in pieces.
    */
   next(faces: TrackedFace[], moved: Box[]): DetectOptions {
     const run = this.run++;
@@ -81,9 +86,13 @@ export class ScanSchedule {
     if (scanPart) this.next_ = (this.next_ + 1) % this.parts;
     const cost = (regions: Box[]) => planCost(this.width, this.height, { minSize: this.minSize, regions });
     const budget = this.budget - (scanPart ? SCAN_TILES_PER_RUN : 0);
+    const people = faces.map(personOf);
     const candidates = moved.flatMap((r) => {
-      const nearFace = faces.some((f) => intersection(r, f) > 0);
-      return piecesWithin(r, budget, cost).map((piece) => ({ piece, nearFace, age: this.ages.age(piece, run) }));
+      const pieces = piecesWithin(r, budget, cost);
+      // A whole region that holds a tracked face is likely its person; of a region cut in pieces
+      // (several people merged), only pieces on a tracked person are.
+      const nearFace = (piece: Box) => people.some((p) => intersection(pieces.length > 1 ? piece : r, p) > 0);
+      return pieces.map((piece) => ({ piece, nearFace: nearFace(piece), age: this.ages.age(piece, run) }));
     });
     candidates.sort((a, b) => Number(a.nearFace) - Number(b.nearFace) || b.age - a.age || area(b.piece) - area(a.piece));
     const regions: Box[] = [];
@@ -91,6 +100,11 @@ export class ScanSchedule {
     for (const r of regions) this.ages.searched(r, run);
     return { minSize: this.minSize, faces, regions, scanPart };
   }
+}
+
+/** Where a tracked face's person moves: the face, a face width to each side, and the body below it. */
+function personOf(face: Box): Box {
+  return { x: face.x - PERSON_SIDE * face.width, y: face.y, width: face.width * (1 + 2 * PERSON_SIDE), height: face.height * (1 + PERSON_BELOW) };
 }
 
 /**
