@@ -88,13 +88,14 @@ export class ScanSchedule {
     const cost = (regions: Box[]) => planCost(this.width, this.height, { minSize: this.minSize, regions });
     const budget = this.budget - (scanPart ? SCAN_TILES_PER_RUN : 0);
     const people = faces.map(personOf);
-    const candidates = moved.flatMap((r) => {
-      const pieces = piecesWithin(r, budget, cost);
-      // A whole region that holds a tracked face is likely its person; of a region cut in pieces
-      // (several people merged), only pieces on a tracked person are.
-      const nearFace = (piece: Box) => people.some((p) => intersection(pieces.length > 1 ? piece : r, p) > 0);
-      return pieces.map((piece) => ({ piece, nearFace: nearFace(piece), age: this.ages.age(piece, run) }));
-    });
+    // Of a region cut in pieces (several people merged), only the pieces on a tracked person wait.
+    const candidates = moved.flatMap((r) =>
+      piecesWithin(r, budget, cost).map((piece) => ({
+        piece,
+        nearFace: people.some((p) => intersection(piece, p) > 0),
+        age: this.ages.age(piece, run),
+      })),
+    );
     candidates.sort((a, b) => Number(a.nearFace) - Number(b.nearFace) || b.age - a.age || area(b.piece) - area(a.piece));
     const regions: Box[] = [];
     for (const { piece } of candidates) if (cost([...regions, piece]) <= budget) regions.push(piece);
