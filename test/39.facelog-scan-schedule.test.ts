@@ -24,6 +24,7 @@ describe('face log: detector scan schedule', () => {
   it('keeps every run within its budget, searching a region larger than the budget in pieces', () => {
     const scan = new ScanSchedule(W, H, MIN_SIZE);
     expect(planCost(W, H, { minSize: MIN_SIZE, regions: [GROUP] })).to.be.greaterThan(scan.budget);
+    const pieces: Box[] = [];
     for (let run = 0; run < 6; run++) {
       const opts = scan.next([], [PEDESTRIAN_A, PEDESTRIAN_B, GROUP]);
       const budget = scan.budget - (opts.scanPart ? SCAN_TILES_PER_RUN : 0);
@@ -32,7 +33,11 @@ describe('face log: detector scan schedule', () => {
         const inside = [PEDESTRIAN_A, PEDESTRIAN_B, GROUP].some((m) => intersection(m, r) === r.width * r.height);
         expect(inside, `run ${run}: a searched region lies within a moving one`).to.equal(true);
       }
+      pieces.push(...(opts.regions ?? []).filter((r) => intersection(r, GROUP) > 0));
     }
+    // The group was looked at, in pieces smaller than itself (whole, it never fits).
+    expect(pieces).to.not.be.empty;
+    for (const p of pieces) expect(p.width * p.height).to.be.lessThan(GROUP.width * GROUP.height);
   });
 
   it('searches all of a large moving region within a few runs while smaller motion keeps moving beside it', () => {
