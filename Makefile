@@ -25,7 +25,7 @@ export PATH := $(NODE_HOME)/bin:$(PATH)
 export npm_config_nodedir := $(NODE_HOME)
 NODE := $(NODE_HOME)/bin/node
 
-APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3
+APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests
 TS_SOURCES := $(shell find lib scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
@@ -34,7 +34,7 @@ FACELOG_FIXTURES := test/fixtures/generated/facelog
 
 all: build
 
-.make/apt.stamp:
+.make/apt.stamp: Makefile
 	@mkdir -p .make
 	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
@@ -56,7 +56,7 @@ all: build
 	@mkdir -p .make && touch $@
 
 # Native modules are built for one runtime's ABI: a new runtime means a fresh install.
-node_modules/.stamp: package.json package-lock.json .make/apt.stamp $(NODE_STAMP)
+node_modules/.stamp: package.json package-lock.json $(NODE_STAMP) | .make/apt.stamp
 	@echo "Node.js $$($(NODE) --version) from $(NODE_HOME)"
 	npm ci --no-audit --no-fund
 	@touch $@

@@ -19,6 +19,7 @@ import { runners } from './jobs/runners.js';
 import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
 import { ServiceMetrics } from './metrics.js';
 import { answerClientError } from './http/client-error.js';
+import { framesToProcess } from './facelog/frame-range.js';
 
 export interface RunningService {
   url: string;
@@ -168,7 +169,7 @@ function removeStaleJobFolders(jobsDir: string, store: JobStore, logger: Logger)
 /** Face logs get time in proportion to their frames; tamper checks have one limit. */
 function jobTimeoutMs(config: Config, job: JobRecord): number {
   if (job.analytic !== 'face_log') return config.kamcheckTimeoutMs;
-  const input = job.input as { frames?: number; maxFrames?: number };
-  const frames = input.maxFrames ? Math.min(input.maxFrames, input.frames ?? 0) : (input.frames ?? 0);
+  const input = job.input as { frames?: number; startFrame?: number; maxFrames?: number };
+  const frames = framesToProcess({ frames: input.frames ?? 0, startFrame: input.startFrame ?? 0, maxFrames: input.maxFrames ?? 0 });
   return 60_000 + frames * config.faceLogMsPerFrame;
 }

@@ -16,7 +16,8 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readFrames } from '../lib/video/frame-reader.js';
 import { probeMedia } from '../lib/video/probe.js';
-import { runFaceLog, XML_FILE } from '../lib/facelog/run.js';
+import { runFaceLog } from '../lib/facelog/run.js';
+import { xmlFile } from '../lib/facelog/output/result-files.js';
 import { generateFacelogSet } from './facelog-fixtures/generate.js';
 import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from './facelog-fixtures/truth.js';
 import { combineScores, scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
@@ -124,7 +125,7 @@ async function main() {
       () => undefined,
     );
     const processMs = performance.now() - t0;
-    const xml = parseFaceLogXml(fs.readFileSync(path.join(out, XML_FILE), 'utf8'));
+    const xml = parseFaceLogXml(fs.readFileSync(path.join(out, xmlFile(`bench-${i}`)), 'utf8'));
     const coverage = faceCoverage(truth, xml.faces);
     const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });

@@ -158,6 +158,46 @@ describe('face log over HTTP', function () {
       expect(task.number_of_sightings).to.equal(truth.appearances.length);
     });
 
+    it('start_frame: the first frame processed, max_frames counted from it, frame numbers the input\'s own', async () => {
+      const { file, truth } = fixture('sequence');
+      const start = 40;
+      const count = truth.frame_count - start - 10;
+      const task = await runFaceLog(svc, file, { start_frame: String(start), max_frames: String(count) });
+      expect(task.success, task.message).to.equal(true);
+      expect(task.start_frame).to.equal(start);
+      expect(task.frames).to.equal(truth.frame_count);
+      expect(task.frames_processed).to.equal(count);
+      const window = (a: { start_frame: number; end_frame: number }) => ({
+        start_frame: Math.max(a.start_frame, start),
+        end_frame: Math.min(a.end_frame, start + count - 1),
+      });
+      const inWindow = truth.appearances.map(window).filter((a) => a.end_frame - a.start_frame >= 10);
+      expect(inWindow.length, 'the window holds an appearance').to.be.greaterThan(0);
+      expect(task.sightings.length).to.equal(inWindow.length);
+      for (const s of task.sightings) {
+        expect(s.start_frame).to.be.at.least(start);
+        expect(s.end_frame).to.be.below(start + count);
+        // In the input's numbering: each sighting lies on a truth appearance of the window.
+        expect(inWindow.some((a) => s.start_frame <= a.end_frame && s.end_frame >= a.start_frame), JSON.stringify({ s, inWindow })).to.equal(true);
+      }
+      const xml = parseFaceLogXml((await download(task.results_xml)).body.toString('utf8'));
+      expect(Number(xml.root['@start_frame'])).to.equal(start);
+      for (const f of xml.faces) expect(f.frame).to.be.within(start, start + count - 1);
+      const listed = (await api(`${svc.url}/face_detect/1/1`)).body.tasks[0];
+      expect(listed.job_id).to.equal(task.job_id);
+      expect(listed.start_frame).to.equal(start);
+    });
+
+    it('start_frame at or past the last frame, or on a still: 400 at upload', async () => {
+      const { file, truth } = fixture('single');
+      for (const [f, value] of [[file, String(truth.frame_count)], [file, String(truth.frame_count + 100)], [fixture('still').file, '1']]) {
+        const res = await api(`${svc.url}/face_log`, { method: 'POST', body: form({ video: f }, { start_frame: value }) });
+        expect(res.status, value).to.equal(400);
+        expect(res.body.error.code).to.equal('invalid_parameter');
+        expect(res.body.message).to.contain('start_frame');
+      }
+    });
+
     it('max_frames limits the work', async () => {
       const { file, truth } = fixture('single');
       const task = await runFaceLog(svc, file, { max_frames: '10' });
@@ -252,7 +292,7 @@ describe('face log over HTTP', function () {
       const xml = parseFaceLogXml((await download(task.results_xml)).body.toString('utf8'));
       expect(xml.tracks.length).to.be.greaterThan(0);
       for (const t of xml.tracks) {
-        expect(t.thumbnail).to.equal(`track-${t.number}.jpg`);
+        expect(t.thumbnail).to.equal(`${task.job_id}_track_${t.number}.jpg`);
         const res = await download(new URL(t.thumbnail!, task.results_xml).toString() + new URL(task.results_xml).search);
         expect(res.status).to.equal(200);
         expect(res.type).to.equal('image/jpeg');
@@ -267,8 +307,37 @@ describe('face log over HTTP', function () {
       expect((await download(tampered)).status).to.equal(401);
       const later = task.results_xml.replace(/expires=(\d+)/, (_: string, e: string) => `expires=${Number(e) + 86400}`);
       expect((await download(later)).status).to.equal(401);
-      expect((await api(bare.replace('faces.xml', 'other.xml'))).status).to.equal(404);
-      expect((await api(bare.replace('faces.xml', '..%2Fjobs.sqlite'))).status).to.equal(404);
+      const xmlName = `face_log_${task.job_id}.xml`;
+      expect(bare.endsWith(`/${xmlName}`)).to.equal(true);
+      expect((await api(bare.replace(xmlName, 'other.xml'))).status).to.equal(404);
+      expect((await api(bare.replace(xmlName, '..%2Fjobs.sqlite'))).status).to.equal(404);
+      expect((await api(bare.replace(xmlName, '.hidden'))).status).to.equal(404);
+    });
+
+    it('result file names are unique per job: saving downloads by their last path segment never overwrites', async () => {
+      const other = await runFaceLog(svc, fixture('crossing').file, { track_thumbnails: 'True' });
+      const dir = fs.mkdtempSync(path.join(svc.dataDir, 'downloads-'));
+      // As such a client does: every link saved under its URL's last segment, the query dropped.
+      const saveAll = async (t: Task) => {
+        const xmlText = (await download(t.results_xml)).body.toString('utf8');
+        const trackLinks = parseFaceLogXml(xmlText).tracks.map((tr) => new URL(tr.thumbnail!, t.results_xml).toString() + new URL(t.results_xml).search);
+        const names: string[] = [];
+        for (const link of [t.results_video, t.results_xml, ...t.sightings.map((s: Task) => s.thumbnail), ...trackLinks]) {
+          const res = await download(link);
+          expect(res.status, link).to.equal(200);
+          const name = new URL(link).pathname.split('/').pop()!;
+          expect(name, link).to.contain(t.job_id);
+          fs.writeFileSync(path.join(dir, name), res.body);
+          names.push(name);
+        }
+        return names;
+      };
+      const a = await saveAll(task);
+      const b = await saveAll(other);
+      expect(fs.readdirSync(dir)).to.have.length(a.length + b.length);
+      expect(a.slice(0, 2)).to.deep.equal([`face_log_${task.job_id}.mp4`, `face_log_${task.job_id}.xml`]);
+      expect(a.slice(2, 2 + task.sightings.length)).to.deep.equal(task.sightings.map((_: Task, i: number) => `${task.job_id}_sighting_${i + 1}.jpg`));
+      fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it('history at /face_detect: newest first, sightings abbreviated', async () => {

@@ -15,9 +15,9 @@ import { bestScores, buildSighting, type Sighting } from './sightings/sighting.j
 import { writeThumbnail } from './output/thumbnails.js';
 import { writeFaceXml } from './output/xml.js';
 import type { Track } from './track/track.js';
+import { framesToProcess } from './frame-range.js';
+import { overlayFile, sightingThumbnailFile, trackThumbnailFile, xmlFile } from './output/result-files.js';
 
-export const OVERLAY_FILE = 'overlay.mp4';
-export const XML_FILE = 'faces.xml';
 /**
  * A sighting is reported only when it has this confidence (length-discounted, see sighting.ts)...
  * On the bench set, false tracks seen in 2-4 detector runs score 0.20-0.38.
@@ -43,6 +43,8 @@ export interface FaceLogInput {
   /** Frames in the input by its container (1 for an image). */
   frames: number;
   still: boolean;
+  /** The first frame processed, in the input's numbering; every reported frame number is the input's. */
+  startFrame: number;
   maxFrames: number;
   minSize: number;
   gender: boolean;
@@ -71,9 +73,14 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
   await fs.mkdir(partial, { recursive: true });
 
   const fps = input.still ? 0 : input.fps;
-  const source = readFrames(input.videoPath, { width: input.width, height: input.height, maxFrames: input.maxFrames });
+  const source = readFrames(input.videoPath, {
+    width: input.width,
+    height: input.height,
+    startFrame: input.startFrame,
+    maxFrames: input.maxFrames,
+  });
   // Decoded frames come at even sizes (4:2:0), and the overlay keeps them.
-  const encoder = new VideoEncoder(path.join(partial, OVERLAY_FILE), { ...evenSize(input.width, input.height), fps: fps || 1 });
+  const encoder = new VideoEncoder(path.join(partial, overlayFile(input.jobId)), { ...evenSize(input.width, input.height), fps: fps || 1 });
   let loop;
   try {
     loop = await analyseFrames(
@@ -84,7 +91,7 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
         describe: (frame, face) => models.describer.describe(frame, face),
         classifyGender: input.gender ? (frame, face) => models.gender.classify(frame, face) : undefined,
       },
-      { width: input.width, height: input.height, fps: input.fps, minSize: input.minSize, totalFrames: limit(input), still: input.still },
+      { width: input.width, height: input.height, fps: input.fps, minSize: input.minSize, totalFrames: framesToProcess(input), still: input.still },
       progress,
     );
     if (loop.framesProcessed === 0) {
@@ -102,6 +109,8 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
 
   progress('Generating sightings');
   const { tracks, evidence } = loop;
+  // The analysis counts from the first frame it was given; results speak the input's numbering.
+  if (input.startFrame > 0) for (const t of tracks) t.shiftFrames(input.startFrame);
   const byNumber = new Map(tracks.map((t) => [t.number, t]));
   const groups = stitchTracks(
     tracks.map((t) => ({
@@ -122,14 +131,15 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
     .map((g) => g.map((n) => byNumber.get(n)!))
     .filter((g) => input.still || bestScores(g) >= MIN_BEST_SCORES)
     .map((g) => buildSighting(g, evidenceOf, input.gender))
-    .filter((s) => input.still || s.confidence >= MIN_SIGHTING_CONFIDENCE);
+    .filter((s) => input.still || s.confidence >= MIN_SIGHTING_CONFIDENCE)
+    .map((s, i) => ({ ...s, thumbnail: sightingThumbnailFile(input.jobId, i + 1) }));
 
   for (const s of sightings) {
     const best = s.tracks.map((n) => evidenceOf(byNumber.get(n)!)).reduce((a, b) => (b.bestQuality > a.bestQuality ? b : a));
     const crop = best.bestCrop();
     if (crop) await writeThumbnail(partial, s.thumbnail, crop);
   }
-  const trackThumbnail = (t: Track) => (input.trackThumbnails && evidenceOf(t).hasCrop ? `track-${t.number}.jpg` : null);
+  const trackThumbnail = (t: Track) => (input.trackThumbnails && evidenceOf(t).hasCrop ? trackThumbnailFile(input.jobId, t.number) : null);
   if (input.trackThumbnails) {
     for (const t of tracks) {
       const crop = evidenceOf(t).bestCrop();
@@ -140,7 +150,7 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
   const frames = Math.max(input.frames, loop.framesProcessed);
   const resolution = `${input.width}x${input.height}@${formatFps(fps)}fps`;
   await writeFaceXml(
-    path.join(partial, XML_FILE),
+    path.join(partial, xmlFile(input.jobId)),
     {
       jobId: input.jobId,
       inputVideo: input.videoName,
@@ -150,7 +160,7 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
       fps,
       frames,
       framesProcessed: loop.framesProcessed,
-      startFrame: 0,
+      startFrame: input.startFrame,
     },
     sightings,
     tracks,
@@ -165,20 +175,16 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
     input_video: input.videoName,
     resolution,
     number_of_sightings: sightings.length,
-    results_video: OVERLAY_FILE,
-    results_xml: XML_FILE,
+    results_video: overlayFile(input.jobId),
+    results_xml: xmlFile(input.jobId),
     sightings: sightings.map(({ tracks: _tracks, ...s }) => s),
-    start_frame: 0,
+    start_frame: input.startFrame,
     number_of_tracks: tracks.length,
     number_of_faces: tracks.reduce((n, t) => n + t.faces.length, 0),
     decodeWarning: source.decodeError,
     detectorTiles: loop.detectorTiles,
     detectorCost: loop.detectorCost,
   };
-}
-
-function limit(input: FaceLogInput): number {
-  return input.maxFrames > 0 ? Math.min(input.maxFrames, input.frames) : input.frames;
 }
 
 /** `25.0`, `29.97`: a decimal number, as the SPEC's `1280x720@25.0fps`. */

@@ -8,7 +8,7 @@ import type { JobQueue } from '../jobs/queue.js';
 import { QueueFullError } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import { basicAuth } from './auth.js';
-import { ApiError, busy, insufficientStorage, methodNotAllowed, notFound } from './errors.js';
+import { ApiError, errorBody, busy, insufficientStorage, methodNotAllowed, notFound } from './errors.js';
 import { kamcheckRoutes } from './routes/kamcheck.js';
 import { faceLogRoutes } from './routes/face-log.js';
 import { resultRoutes } from './routes/results.js';
@@ -18,6 +18,7 @@ import type { WorkerPool } from '../jobs/worker-pool.js';
 import { InsufficientStorageError, type StorageGuard } from '../disk-space.js';
 import type { ServiceMetrics } from '../metrics.js';
 import { allowedMethods, requestMetrics } from './request-metrics.js';
+import { SERVER_HEADER } from '../version.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
@@ -52,6 +53,7 @@ export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Cre
   const full: ServiceDeps = { ...deps, upload };
   const router = new Router();
 
+  app.use(serverHeader);
   app.use(requestMetrics(deps.metrics, router, deps.logger));
   app.use(errorEnvelope(deps.logger));
   app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedResultLink(ctx, deps.links) }));
@@ -74,7 +76,13 @@ export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Cre
   return app;
 }
 
-/** Turns every error into `{ status: "error", error: { code, message } }`; only ApiErrors show their text. */
+/** Every response names the service and its version (SPEC), errors and 404s included. */
+async function serverHeader(ctx: Context, next: Next): Promise<void> {
+  ctx.set('Server', SERVER_HEADER);
+  await next();
+}
+
+/** Turns every error into the SPEC's error envelope (errorBody); only ApiErrors show their text. */
 function errorEnvelope(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
@@ -87,12 +95,12 @@ function errorEnvelope(logger: Logger) {
       if (err instanceof ApiError) {
         ctx.status = err.status;
         ctx.set(err.headers);
-        ctx.body = { status: 'error', error: { code: err.code, message: err.message } };
+        ctx.body = errorBody(err.code, err.message);
         return;
       }
       logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
       ctx.status = 500;
-      ctx.body = { status: 'error', error: { code: 'internal_error', message: 'internal server error' } };
+      ctx.body = errorBody('internal_error', 'internal server error');
     }
   };
 }

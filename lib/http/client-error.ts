@@ -3,6 +3,8 @@
 // with the SPEC's error envelope instead of Node's bare "400 Bad Request", then close.
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { SERVER_HEADER } from '../version.js';
+import { errorBody } from './errors.js';
 
 export function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
   // As Node's own handler: answer only on a socket nothing was written to yet (else a response
@@ -17,9 +19,10 @@ export function answerClientError(err: Error & { code?: string }, socket: Duplex
       : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'request_timeout', 'the request was not received in time']
         : [400, 'bad_request', 'the request is not valid HTTP/1.1'];
-  const body = JSON.stringify({ status: 'error', error: { code, message } });
+  const body = JSON.stringify(errorBody(code, message));
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+      `Server: ${SERVER_HEADER}\r\n` +
       'Content-Type: application/json; charset=utf-8\r\n' +
       `Content-Length: ${Buffer.byteLength(body)}\r\n` +
       'Connection: close\r\n\r\n' +

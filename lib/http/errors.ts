@@ -15,6 +15,14 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The SPEC's error envelope. The message is also at the top level, where clients of the original
+ * service read it.
+ */
+export function errorBody(code: string, message: string): { status: 'error'; message: string; error: { code: string; message: string } } {
+  return { status: 'error', message, error: { code, message } };
+}
+
 export const missingFile = (field: string) =>
   new ApiError(400, 'missing_file', `the multipart file field "${field}" is required`);
 
@@ -46,7 +54,7 @@ export const insufficientStorage = (free: number, floor: number, incoming = 0) =
 export const busy = (retryAfterSeconds: number) =>
   new ApiError(503, 'busy', 'the job queue is full; retry later', { 'Retry-After': String(retryAfterSeconds) });
 
-function formatBytes(bytes: number): string {
+export function formatBytes(bytes: number): string {
   const mib = bytes / (1024 * 1024);
   return mib >= 1 ? `${+mib.toFixed(1)} MiB` : `${bytes} bytes`;
 }

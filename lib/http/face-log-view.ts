@@ -10,9 +10,11 @@ type Sighting = Record<string, unknown> & { thumbnail?: string };
 
 export function presentFaceLogTask(job: JobRecord, deps: ServiceDeps, ctx: Context, opts: { abbreviated?: boolean } = {}): Task {
   const task = presentTask(job);
+  const input = job.input as Record<string, unknown>;
+  // The seed lists start_frame in history entries and completed tasks: every state carries it.
+  task.start_frame ??= input.startFrame ?? 0;
   if (job.state === 'failed') {
     // SPEC: a failed face log carries whatever counts are known.
-    const input = job.input as Record<string, unknown>;
     task.frames = input.frames;
     task.input_video = input.videoName;
     return task;

@@ -6,9 +6,21 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
-import { ApiError, invalidParameter, payloadTooLarge } from './errors.js';
+import { ApiError, formatBytes, invalidParameter, payloadTooLarge } from './errors.js';
+import { parsePartDisposition } from './content-disposition.js';
 import { InsufficientStorageError, type StorageGuard } from '../disk-space.js';
 import { UploadSlots } from './upload-slots.js';
+
+/** All form fields of a request together (files do not count): parameters are short. */
+const MAX_FIELDS_BYTES = 1024 * 1024;
+
+/** What formidable's onPart sees of a part (formidable's own types are not installed). */
+interface FormPart {
+  name: string | null;
+  originalFilename: string | null;
+  mimetype: string | null;
+  headers: Record<string, string>;
+}
 
 export interface UploadedFile {
   /** Where formidable wrote it, inside the request's temporary folder. */
@@ -40,6 +52,8 @@ export function multipartUpload(tmpRoot: string, maxBytes: number, storage?: Sto
     await storage?.assertRoomFor(Number.isFinite(declared) ? declared : 0);
     const dir = path.join(tmpRoot, randomUUID());
     await fs.mkdir(dir, { recursive: true });
+    /** The form field being read, named when the fields' size limit is exceeded. */
+    let field: string | undefined;
     try {
       const parse = koaBody({
         multipart: true,
@@ -52,17 +66,32 @@ export function multipartUpload(tmpRoot: string, maxBytes: number, storage?: Sto
           maxTotalFileSize: maxBytes,
           maxFiles: 10,
           maxFields: 100,
-          maxFieldsSize: 1024 * 1024,
+          maxFieldsSize: MAX_FIELDS_BYTES,
           allowEmptyFiles: true,
           minFileSize: 0,
           keepExtensions: false,
+          // RFC 7578: a part with a filename is a file whatever its Content-Type, or none (Python's
+          // requests sends none); only parts without one are fields. formidable decides by the
+          // Content-Type alone, so the part is told what it is before formidable sees it.
+          onPart: (part: FormPart, handle: (part: FormPart) => void) => {
+            const disposition = parsePartDisposition(part.headers['content-disposition'] ?? '');
+            if (disposition.filename !== undefined) {
+              part.originalFilename = disposition.filename;
+              part.mimetype ||= 'application/octet-stream';
+            } else {
+              part.originalFilename = null;
+              part.mimetype = null;
+              field = part.name ?? undefined;
+            }
+            handle(part);
+          },
         },
       });
       const release = await slots.acquire();
       try {
         await parse(ctx, async () => {});
       } catch (err) {
-        throw uploadError(err as Error & { httpCode?: number }, maxBytes, storage);
+        throw uploadError(err as Error & { httpCode?: number }, maxBytes, field, storage);
       } finally {
         release();
       }
@@ -118,12 +147,24 @@ export function cleanName(name: string | null | undefined): string {
 
 /** formidable's codes for too many parts (FormidableError.js): a client error, not a size one. */
 const TOO_MANY_PARTS = new Set([1007, 1015]);
+/** formidable's code for form fields over maxFieldsSize: the field is at fault, not the upload. */
+const FIELDS_TOO_LARGE = 1006;
 
-function uploadError(err: Error & { httpCode?: number; code?: unknown }, maxBytes: number, storage?: StorageGuard): Error {
+function uploadError(
+  err: Error & { httpCode?: number; code?: unknown },
+  maxBytes: number,
+  field: string | undefined,
+  storage?: StorageGuard,
+): Error {
   if (err instanceof ApiError || err instanceof InsufficientStorageError) return err;
   if (err.code === 'ENOSPC') return new InsufficientStorageError(0, storage?.minFreeBytes ?? 0, 0); // the disk filled up mid-upload
   if (typeof err.code === 'number' && TOO_MANY_PARTS.has(err.code)) {
     return invalidParameter(`too many form fields or files: ${err.message.replace(/^options\./, '')}`);
+  }
+  if (err.code === FIELDS_TOO_LARGE) {
+    return invalidParameter(
+      `the form field "${cleanName(field)}" is too large: form fields may hold ${formatBytes(MAX_FIELDS_BYTES)} in all (send files with a filename)`,
+    );
   }
   if (err.httpCode === 413) return payloadTooLarge(maxBytes);
   return invalidParameter(`malformed multipart body: ${err.message}`);

@@ -80,11 +80,11 @@ export class JobStore {
     return row ? fromRow(row) : null;
   }
 
-  /** The newest `limit` jobs of an analytic, newest first. */
-  recent(analytic: string, limit: number): JobRecord[] {
+  /** `limit` jobs of an analytic, newest first, after skipping the `offset` newest. */
+  recent(analytic: string, limit: number, offset = 0): JobRecord[] {
     const rows = this.db
-      .prepare('SELECT * FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT ?')
-      .all(analytic, limit) as Row[];
+      .prepare('SELECT * FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
+      .all(analytic, limit, offset) as Row[];
     return rows.map(fromRow);
   }
 

@@ -17,6 +17,8 @@ export const FRAMES_AHEAD = 4;
 export interface FrameReaderOptions {
   width: number;
   height: number;
+  /** The first frame to deliver (the input's own numbering; those before are decoded and dropped). */
+  startFrame?: number;
   /** Stop after this many frames (0 = all). */
   maxFrames?: number;
 }
@@ -39,8 +41,10 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
   const frameBytes = YuvFrame.bytes(width, height);
   const args = ['-v', 'error', '-nostdin', '-threads', '1', '-i', file, '-map', '0:v:0'];
   if (options.maxFrames && options.maxFrames > 0) args.push('-frames:v', String(options.maxFrames));
-  // The scale keeps every frame at the declared size even if the stream changes size mid-way.
-  const filter = `scale=${options.width}:${options.height},pad=${width}:${height}`;
+  // trim counts decoded frames, so the start is exact whatever the keyframes or timestamps; the
+  // scale keeps every frame at the declared size even if the stream changes size mid-way.
+  const trim = options.startFrame ? `trim=start_frame=${options.startFrame},` : '';
+  const filter = `${trim}scale=${options.width}:${options.height},pad=${width}:${height}`;
   args.push('-vsync', 'passthrough', '-vf', filter, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1');
 
   // Frames and the exit arrive in order; the generator takes them one at a time.

@@ -13,7 +13,7 @@ export interface Sighting {
   confidence: number;
   gender: string;
   gender_confidence: number;
-  /** File name of the thumbnail in the job's results; the API turns it into a link. */
+  /** File name of the thumbnail in the job's results (run.ts names it); the API turns it into a link. */
   thumbnail: string;
   /** Track numbers, for the XML. */
   tracks: number[];
@@ -52,7 +52,7 @@ export function buildSighting(
     confidence: round3(confidence),
     gender: gender.gender,
     gender_confidence: gender.confidence < 0 ? -1 : round3(gender.confidence),
-    thumbnail: `sighting-${id}.jpg`,
+    thumbnail: '',
     tracks: tracks.map((t) => t.number).sort((a, b) => a - b),
   };
 }

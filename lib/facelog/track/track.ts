@@ -69,6 +69,13 @@ export class Track {
     if (this.misses++ === 0) this.missedAt = frame;
   }
 
+  /** Renumbers a finished track's frames by `offset` (the analysis started at the input's frame `offset`). */
+  shiftFrames(offset: number): void {
+    for (const face of this.faces) face.frame += offset;
+    for (const detection of this.detections) detection.frame += offset;
+    if (this.missedAt !== null) this.missedAt += offset;
+  }
+
   addTracked(frame: number, box: Box): void {
     const confidence = this.detections[this.detections.length - 1].score;
     this.faces.push({ frame, box, confidence, detected: false });

@@ -1,10 +1,12 @@
-// The face log's form parameters, as SPEC fixes them: `max_frames` (integer >= 0, 0 = all),
+// The face log's form parameters, as SPEC fixes them: `start_frame` (integer >= 0, the first frame
+// processed), `max_frames` (integer >= 0, 0 = all, counted from `start_frame`),
 // `min_size` (integer pixels >= 30), `gender` and `track_thumbnails` (True/False, also
 // true/false/1/0). Anything else is a 400 naming the parameter.
 import { invalidParameter } from '../errors.js';
 import { singleField, type Upload } from '../upload.js';
 
 export interface FaceLogParams {
+  startFrame: number;
   maxFrames: number;
   minSize: number;
   gender: boolean;
@@ -19,6 +21,7 @@ const MAX_FRAME_LIMIT = 2 ** 31 - 1;
 
 export function parseFaceLogParams(upload: Upload): FaceLogParams {
   return {
+    startFrame: integer(upload, 'start_frame', 0, 0, MAX_FRAME_LIMIT),
     maxFrames: integer(upload, 'max_frames', 0, 0, MAX_FRAME_LIMIT),
     minSize: integer(upload, 'min_size', MIN_FACE_SIZE, MIN_FACE_SIZE, MAX_FACE_SIZE),
     gender: boolean(upload, 'gender', false),

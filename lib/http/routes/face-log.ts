@@ -10,7 +10,7 @@ import { presentFaceLogTask } from '../face-log-view.js';
 import { probeMedia, MediaProbeError } from '../../video/probe.js';
 import type { ServiceDeps } from '../app.js';
 import { acceptJob } from './accept-job.js';
-import { HISTORY_SIZE } from './kamcheck.js';
+import { historyPage } from '../history-page.js';
 import { parseFaceLogParams } from './face-log-params.js';
 
 export const FACE_LOG = 'face_log';
@@ -35,6 +35,12 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       throw err;
     }
 
+    if (params.startFrame > 0 && params.startFrame >= media.frames) {
+      throw invalidParameter(
+        `"start_frame" is ${params.startFrame} but the ${media.kind === 'image' ? 'image has 1 frame' : `video has ${media.frames} frames`} (numbered from 0)`,
+      );
+    }
+
     const job = await acceptJob(deps, FACE_LOG, { video: file }, (files, id) => ({
       jobId: id,
       videoPath: files.video,
@@ -45,6 +51,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       fps: media.fps,
       frames: media.frames,
       still: media.kind === 'image',
+      startFrame: params.startFrame,
       maxFrames: params.maxFrames,
       minSize: params.minSize,
       gender: params.gender,
@@ -59,8 +66,14 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
     ctx.body = { status: 'success', task: presentFaceLogTask(job, deps, ctx) };
   });
 
-  router.get('/face_detect', (ctx: Context) => {
-    const tasks = deps.store.recent(FACE_LOG, HISTORY_SIZE).map((job) => presentFaceLogTask(job, deps, ctx, { abbreviated: true }));
-    ctx.body = { status: 'success', tasks };
-  });
+  // The seed serves the history at /face_detect; clients of the original also page it under /face_log.
+  const history = (ctx: Context) => {
+    const { limit, offset } = historyPage(ctx);
+    const jobs = deps.store.recent(FACE_LOG, limit, offset);
+    ctx.body = { status: 'success', tasks: jobs.map((job) => presentFaceLogTask(job, deps, ctx, { abbreviated: true })) };
+  };
+  for (const base of ['/face_detect', `/${FACE_LOG}`]) {
+    router.get(base, history);
+    router.get(`${base}/:page/:per_page`, history);
+  }
 }

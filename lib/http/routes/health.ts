@@ -6,6 +6,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ServiceDeps } from '../app.js';
+import { errorBody } from '../errors.js';
 
 export interface HealthReport {
   healthy: boolean;
@@ -32,7 +33,7 @@ export function healthRoutes(router: Router, deps: ServiceDeps): void {
       return;
     }
     ctx.status = 503;
-    ctx.body = { status: 'error', health: report, error: { code: 'unhealthy', message: problems.join('; ') } };
+    ctx.body = { ...errorBody('unhealthy', problems.join('; ')), health: report };
   });
 }
 

@@ -8,11 +8,10 @@ import { presentTask } from '../task-view.js';
 import { probeMedia, MediaProbeError, type MediaInfo } from '../../video/probe.js';
 import type { ServiceDeps } from '../app.js';
 import { acceptJob } from './accept-job.js';
+import { historyPage } from '../history-page.js';
 import { MAX_TAMPER_FRAMES } from '../../kamcheck/limits.js';
 
 export const KAMCHECK = 'kamcheck';
-/** The seed's history size. */
-export const HISTORY_SIZE = 50;
 
 export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
   router.post(`/${KAMCHECK}`, deps.upload, async (ctx: Context) => {
@@ -52,9 +51,12 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
     ctx.body = { status: 'success', task: presentTask(job) };
   });
 
-  router.get(`/${KAMCHECK}`, (ctx: Context) => {
-    ctx.body = { status: 'success', tasks: deps.store.recent(KAMCHECK, HISTORY_SIZE).map(presentTask) };
-  });
+  const history = (ctx: Context) => {
+    const { limit, offset } = historyPage(ctx);
+    ctx.body = { status: 'success', tasks: deps.store.recent(KAMCHECK, limit, offset).map(presentTask) };
+  };
+  router.get(`/${KAMCHECK}`, history);
+  router.get(`/${KAMCHECK}/:page/:per_page`, history);
 }
 
 async function probe(file: string, size: number, field: string): Promise<MediaInfo> {

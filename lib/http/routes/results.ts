@@ -10,8 +10,11 @@ import { RESULTS_PATH } from '../result-links.js';
 import type { ServiceDeps } from '../app.js';
 import { resultsExpireAt } from '../../jobs/retention.js';
 
-/** The only names a results folder holds: nothing else can be asked for. */
-const RESULT_FILE = /^(overlay\.mp4|faces\.xml|sighting-[0-9a-f-]{36}\.jpg|track-\d{1,9}\.jpg)$/;
+/**
+ * A plain file name (no path, no leading dot): only files an analytic wrote into the job's results
+ * folder can be found, whatever their names.
+ */
+const RESULT_FILE = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,199}$/;
 const JOB_ID = /^[0-9a-f-]{36}$/;
 
 const CONTENT_TYPES: Record<string, string> = {

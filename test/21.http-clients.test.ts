@@ -1,0 +1,279 @@
+// Clients written for the original service: multipart bodies as different clients send them
+// (raw bytes, so nothing normalises them on the way), Python's requests, the error envelope's
+// top-level message, the Server header, history paging and a 503 that a retrying client gets past.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestService } from './helpers/service.js';
+import { testMedia, type TestMedia } from './helpers/media.js';
+import { SERVER_HEADER } from '../lib/version.js';
+import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../scripts/facelog-fixtures/truth.js';
+
+/** A face-log test video by scenario (make fixtures generates them). */
+function facelogFixture(scenario: string): string {
+  const v = readFacelogManifest(DEFAULT_FACELOG_FIXTURE_DIR)?.videos.find((x) => x.scenario === scenario);
+  if (!v) throw new Error(`no ${scenario} face-log fixture: run \`make fixtures\``);
+  return path.join(DEFAULT_FACELOG_FIXTURE_DIR, v.file);
+}
+
+interface Part {
+  /** The whole Content-Disposition value, as a client would write it. */
+  disposition: string;
+  contentType?: string;
+  body: Buffer | string;
+}
+
+const BOUNDARY = '----appliance-test-7MA4YWxkTrZu0gW';
+
+/** A multipart/form-data body; `eol` and the framing around it vary as clients vary them. */
+function multipart(parts: Part[], opts: { eol?: string; preamble?: string; epilogue?: string } = {}): Buffer {
+  const eol = opts.eol ?? '\r\n';
+  const chunks: Buffer[] = [];
+  if (opts.preamble) chunks.push(Buffer.from(opts.preamble + eol));
+  for (const p of parts) {
+    let head = `--${BOUNDARY}${eol}Content-Disposition: ${p.disposition}${eol}`;
+    if (p.contentType) head += `Content-Type: ${p.contentType}${eol}`;
+    chunks.push(Buffer.from(head + eol, 'utf8'), Buffer.from(p.body), Buffer.from(eol));
+  }
+  chunks.push(Buffer.from(`--${BOUNDARY}--${opts.epilogue === undefined ? eol : eol + opts.epilogue}`));
+  return Buffer.concat(chunks);
+}
+
+function post(svc: TestService, analytic: string, body: Buffer) {
+  return api(`${svc.url}/${analytic}`, {
+    method: 'POST',
+    headers: { 'content-type': `multipart/form-data; boundary=${BOUNDARY}` },
+    body: new Uint8Array(body),
+  });
+}
+
+const file = (field: string, filename: string, path_: string, contentType?: string): Part => ({
+  disposition: `form-data; name="${field}"; filename="${filename}"`,
+  contentType,
+  body: fs.readFileSync(path_),
+});
+
+/** Runs python3 with the script on stdin; its last stdout line is JSON. */
+function python(script: string, env: Record<string, string>, cwd: string): any {
+  const run = spawnSync('python3', ['-'], { input: script, env: { ...process.env, ...env }, cwd, encoding: 'utf8', timeout: 120_000 });
+  if (run.status !== 0) throw new Error(`python3 failed (${run.status}):\n${run.stderr}\n${run.stdout}`);
+  const lines = run.stdout.trim().split('\n');
+  return JSON.parse(lines[lines.length - 1]);
+}
+
+describe('Clients of the original service', function () {
+  this.timeout(120_000);
+  let media: TestMedia;
+  let svc: TestService;
+
+  before(async () => {
+    media = testMedia();
+    svc = await startTestService({ KAMCHECK_WAIT_MS: '0' });
+  });
+  after(async () => {
+    await svc?.stop();
+    fs.rmSync(svc.dataDir, { recursive: true, force: true });
+  });
+
+  describe('multipart as RFC 7578 says: a part with a filename is a file', () => {
+    const cases: [string, string | undefined][] = [
+      ['no part Content-Type (Python requests)', undefined],
+      ['text/plain', 'text/plain'],
+      ['application/octet-stream', 'application/octet-stream'],
+      ['a media type', 'video/mp4'],
+    ];
+    for (const [name, type] of cases) {
+      it(`file parts with ${name} are accepted as files`, async () => {
+        const res = await post(svc, 'kamcheck', multipart([file('video', 'clip.mp4', media.clip, type), file('image', 'ref.png', media.reference, type)]));
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body.task.analytic).to.equal('kamcheck');
+        const task = await waitComplete(`${svc.url}/kamcheck/${res.body.task.job_id}`);
+        expect(task.success, task.message).to.equal(true);
+        expect(task.probability).to.be.within(0, 100);
+      });
+    }
+
+    it('a quoted file name with spaces and non-ASCII, raw UTF-8 or as RFC 5987 filename*, is kept', async () => {
+      const names = [
+        ['form-data; name="video"; filename="Lobby cam Åsa (1).jpg"', 'Lobby cam Åsa (1).jpg'],
+        [`form-data; name="video"; filename="fallback.jpg"; filename*=UTF-8''Caf%C3%A9%20%E2%80%94%20entr%C3%A9e.jpg`, 'Café — entrée.jpg'],
+        [`form-data; name="video"; filename*=utf-8''%E5%85%A5%E5%8F%A3.jpg`, '入口.jpg'],
+        ['form-data; name="video"; filename="say \\"cheese\\".jpg"', 'say "cheese".jpg'],
+      ];
+      for (const [disposition, expected] of names) {
+        const res = await post(svc, 'face_log', multipart([{ disposition, body: fs.readFileSync(media.jpeg) }]));
+        expect(res.status, `${disposition}: ${JSON.stringify(res.body)}`).to.equal(200);
+        const task = await waitComplete(`${svc.url}/face_log/${res.body.task.job_id}`, 60_000);
+        expect(task.success, task.message).to.equal(true);
+        expect(task.input_video, disposition).to.equal(expected);
+      }
+    });
+
+    it('framing variants: preamble and epilogue, no CRLF after the closing boundary, LF-only lines', async () => {
+      const parts = () => [file('video', 'clip.mp4', media.clip), file('image', 'ref.png', media.reference)];
+      for (const opts of [{ preamble: 'This is a multi-part message in MIME format.', epilogue: 'trailing words\r\n' }, { epilogue: '' }]) {
+        const body = multipart(parts(), opts);
+        const trimmed = opts.epilogue === '' ? body.subarray(0, body.length - 2) : body;
+        const res = await post(svc, 'kamcheck', trimmed);
+        expect(res.status, JSON.stringify({ opts, body: res.body })).to.equal(200);
+      }
+      // Bare LF line endings break RFC 2046; a client that sends them gets a 400 that says so, never a 5xx.
+      const res = await post(svc, 'kamcheck', multipart(parts(), { eol: '\n' }));
+      expect(res.status).to.be.oneOf([200, 400]);
+      if (res.status === 400) expect(res.body.message).to.match(/multipart|missing|required/i);
+    });
+
+    it('a part without a filename is a field, even with a Content-Type: "video" sent as a field is missing as a file', async () => {
+      const res = await post(svc, 'kamcheck', multipart([
+        { disposition: 'form-data; name="video"', contentType: 'video/mp4', body: 'not a file' },
+        file('image', 'ref.png', media.reference),
+      ]));
+      expect(res.status).to.equal(400);
+      expect(res.body.error.code).to.equal('missing_file');
+      expect(res.body.message).to.match(/"video" is required/);
+    });
+
+    it('a form field over the field limit is a 400 naming the field, not a 413', async () => {
+      const res = await post(svc, 'face_log', multipart([
+        file('video', 'still.jpg', media.jpeg),
+        { disposition: 'form-data; name="notes"', body: 'x'.repeat(1024 * 1024 + 10) },
+      ]));
+      expect(res.status, JSON.stringify(res.body)).to.equal(400);
+      expect(res.body.error.code).to.equal('invalid_parameter');
+      expect(res.body.message).to.contain('"notes"');
+    });
+  });
+
+  describe('error bodies and the Server header', () => {
+    it('every error carries message at the top level, equal to error.message', async () => {
+      const responses = [
+        await api(`${svc.url}/kamcheck`, { auth: null }),
+        await api(`${svc.url}/kamcheck/00000000-0000-4000-8000-000000000000`),
+        await api(`${svc.url}/nowhere`),
+        await post(svc, 'kamcheck', multipart([file('image', 'ref.png', media.reference)])),
+        await api(`${svc.url}/face_detect/0/10`),
+      ];
+      expect(responses.map((r) => r.status)).to.deep.equal([401, 404, 404, 400, 400]);
+      for (const r of responses) {
+        expect(r.body.status).to.equal('error');
+        expect(r.body.message).to.be.a('string').and.not.empty;
+        expect(r.body.message).to.equal(r.body.error.message);
+      }
+    });
+
+    it('every response names the service and its version: success, error, download, malformed HTTP', async () => {
+      const version = JSON.parse(fs.readFileSync('package.json', 'utf8')).version;
+      expect(SERVER_HEADER).to.equal(`video-analytics-appliance/${version}`);
+      for (const url of [`${svc.url}/kamcheck`, `${svc.url}/healthz`, `${svc.url}/openapi.json`, `${svc.url}/nowhere`]) {
+        const res = await fetch(url, { headers: { authorization: AUTH } });
+        expect(res.headers.get('server'), url).to.equal(SERVER_HEADER);
+      }
+      expect((await fetch(`${svc.url}/kamcheck`)).headers.get('server')).to.equal(SERVER_HEADER);
+      const raw = execFileSync('python3', ['-c', `
+import socket, sys
+s = socket.create_connection(("127.0.0.1", ${new URL(svc.url).port}))
+s.sendall(b"GET /kamcheck HTTP/1.1\\r\\nHost: x\\r\\nBad\\x00Header: y\\r\\n\\r\\n")
+print(s.recv(65536).decode("latin-1"))
+`], { encoding: 'utf8' });
+      expect(raw).to.match(/^HTTP\/1\.1 400/);
+      expect(raw).to.contain(`Server: ${SERVER_HEADER}\r\n`);
+      expect(raw).to.match(/"message":"the request is not valid HTTP\/1\.1"/);
+    });
+  });
+
+  describe('history paging', () => {
+    let paged: TestService;
+    const ids: Record<string, string[]> = { kamcheck: [], face_log: [] };
+
+    before(async () => {
+      // Records written straight to the store (no worker runs them): paging reads the store only.
+      paged = await startTestService({ WORKERS: '1' });
+      const t0 = Date.now() - 60_000;
+      for (let i = 0; i < 55; i++) {
+        for (const analytic of ['kamcheck', 'face_log']) {
+          const id = `00000000-0000-4000-8000-${String(i).padStart(6, '0')}${analytic === 'kamcheck' ? '000001' : '000002'}`;
+          paged.service.store.insert({ id, analytic, input: { frames: 10, startFrame: 0, maxFrames: 0 }, createdAt: t0 + i });
+          ids[analytic].unshift(id); // newest first
+        }
+      }
+    });
+    after(async () => {
+      await paged?.stop();
+      fs.rmSync(paged.dataDir, { recursive: true, force: true });
+    });
+
+    const list = async (p: string) => {
+      const res = await api(`${paged.url}${p}`);
+      expect(res.status, `${p}: ${JSON.stringify(res.body)}`).to.equal(200);
+      return (res.body.tasks as { job_id: string }[]).map((t) => t.job_id);
+    };
+
+    for (const [analytic, history] of [['kamcheck', '/kamcheck'], ['face_log', '/face_detect'], ['face_log', '/face_log']]) {
+      it(`${history}: /<page>/<per_page> and ?page=&per_page= over every task; the plain path keeps the last 50`, async () => {
+        const all = ids[analytic];
+        expect(await list(history)).to.deep.equal(all.slice(0, 50));
+        expect(await list(`${history}/1/3`)).to.deep.equal(all.slice(0, 3));
+        expect(await list(`${history}/2/20`)).to.deep.equal(all.slice(20, 40));
+        expect(await list(`${history}/3/20`)).to.deep.equal(all.slice(40, 55));
+        expect(await list(`${history}/6/11`)).to.deep.equal([]);
+        expect(await list(`${history}/1/100`)).to.deep.equal(all);
+        expect(await list(`${history}?page=2&per_page=5`)).to.deep.equal(all.slice(5, 10));
+        expect(await list(`${history}?per_page=4`)).to.deep.equal(all.slice(0, 4));
+        expect(await list(`${history}?page=2`)).to.deep.equal(all.slice(50, 55));
+        for (const bad of ['/0/10', '/1/0', '/1/101', '/x/10', '/-1/10', '/1/1.5', '?page=0', '?per_page=500', '?page=abc']) {
+          const res = await api(`${paged.url}${history}${bad}`);
+          expect(res.status, bad).to.equal(400);
+          expect(res.body.error.code).to.equal('invalid_parameter');
+          expect(res.body.message, bad).to.match(/page/);
+        }
+      });
+    }
+  });
+
+  describe('a full queue', () => {
+    it('answers 503 busy with the envelope and Retry-After; a client that retries after that time gets in', async () => {
+      const busy = await startTestService({ QUEUE_LIMIT: '1', KAMCHECK_WAIT_MS: '0' });
+      try {
+        // The one slot: a face log of a few seconds, longer than the first Retry-After.
+        const first = await post(busy, 'face_log', multipart([file('video', 'single.mp4', facelogFixture('single'))]));
+        expect(first.status).to.equal(200);
+        const refused = await post(busy, 'kamcheck', multipart([file('video', 'clip.mp4', media.clip), file('image', 'ref.png', media.reference)]));
+        expect(refused.status).to.equal(503);
+        expect(refused.body.error.code).to.equal('busy');
+        expect(refused.body.message).to.match(/retry/i);
+        const retryAfter = Number(refused.headers.get('retry-after'));
+        expect(retryAfter).to.be.within(1, 60);
+        // urllib3's Retry, as a Python client of the original service would configure it.
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-client-'));
+        try {
+          const result = python(`
+import json, os, time, requests
+from requests.adapters import HTTPAdapter
+from urllib3.util.retry import Retry
+session = requests.Session()
+retry = Retry(total=20, status_forcelist=[503], allowed_methods=None, respect_retry_after_header=True, backoff_factor=0)
+session.mount("http://", HTTPAdapter(max_retries=retry))
+started = time.time()
+r = session.post(os.environ["APPLIANCE"] + "/kamcheck", auth=(os.environ["USER_NAME"], os.environ["PASSWORD"]),
+                 files={"video": open(os.environ["CLIP"], "rb"), "image": open(os.environ["REFERENCE"], "rb")})
+print(json.dumps({"status": r.status_code, "body": r.json(), "waited": time.time() - started, "retries": len(r.raw.retries.history)}))
+`, { APPLIANCE: busy.url, USER_NAME: USER, PASSWORD, CLIP: media.clip, REFERENCE: media.reference }, dir);
+          expect(result.status, JSON.stringify(result.body)).to.equal(200);
+          // It was refused at least once and waited as told before it got in.
+          expect(result.retries, JSON.stringify(result)).to.be.at.least(1);
+          expect(result.waited).to.be.at.least(retryAfter * 0.9);
+          expect(result.body.task.analytic).to.equal('kamcheck');
+          const task = await waitComplete(`${busy.url}/kamcheck/${result.body.task.job_id}`);
+          expect(task.success).to.equal(true);
+        } finally {
+          fs.rmSync(dir, { recursive: true, force: true });
+        }
+      } finally {
+        await busy.stop();
+        fs.rmSync(busy.dataDir, { recursive: true, force: true });
+      }
+    });
+  });
+});
