@@ -1,4 +1,4 @@
-// `make bench`: memory and speed of one face log on a long 1080p video (issue target: service RSS
+// `make bench`: memory and speed of one face log on a long 1080p video (targets: service RSS
 // under 300 MB and each worker under 1 GB while a 10-minute 1080p video is processed). Starts the
 // service as a real process on its defaults (WORKERS = cores, ...) in a temporary DATA_DIR,
 // uploads the video over HTTP, and while the job runs reads the resident memory of the service,
@@ -35,7 +35,7 @@ const [WIDTH, HEIGHT] = resolutionArg();
 const FPS = 25;
 const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
 const MiB = 1024 * 1024;
-/** The issue's targets. */
+/** The memory targets. */
 const SERVICE_RSS_LIMIT = 300 * 1000 * 1000;
 const WORKER_RSS_LIMIT = 1000 * 1000 * 1000;
 const SAMPLE_MS = 1000;

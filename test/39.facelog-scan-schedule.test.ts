@@ -1,8 +1,8 @@
 // Where each detector run looks (detect/scan-schedule.ts): within a budget of model runs, the
 // motion searched longest ago first, a region too large for one run in pieces over several. The
-// regions are those of a 1080p bench video (bench-42, seed 7) in which a person appeared behind a
-// busy group: their motion region cost 4.6 runs against a budget of 2-3, and was never searched
-// while two pedestrians' regions kept taking the budget.
+// regions are those of a 1080p bench video (bench-42, seed 7) in which a person appears behind a
+// busy group: their motion region costs 4.6 runs against a budget of 2-3, and a schedule that only
+// searches regions whole never searches it while two pedestrians' regions keep taking the budget.
 import { expect } from 'chai';
 import { ScanSchedule, SCAN_TILES_PER_RUN } from '../lib/facelog/detect/scan-schedule.js';
 import { planCost } from '../lib/facelog/detect/blazeface.js';

@@ -24,7 +24,7 @@ export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasur
   const size: WorkingSize = workingSize(reference.cols, reference.rows);
   const ref = toWorking(reference, size);
   // up to 9 frames spread over the clip carry every measurement (converting all 25 frames of a 720p
-  // clip to the working size alone took 40 ms); the freeze check compares these spread frames,
+  // clip to the working size alone takes 40 ms); the freeze check compares these spread frames,
   // which only makes live motion more visible than between neighbouring frames
   const working = spread(frames).map((f) => toWorking(f, size));
   const frames8 = working.map((w) => w.gray);

@@ -62,9 +62,9 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
 
   const next = async (): Promise<PipeEvent> => {
     // One turn of the event loop per frame even when frames are waiting (they are, while the
-    // decoder keeps ahead): without it, promises alone carried the loop from frame to frame, and
-    // neither IPC, timers nor the binding's deferred frees of OpenCV Mats ran (a 1080p face log's
-    // worker grew to 600-640 MB in 2000 frames instead of 510).
+    // decoder keeps ahead): without it, promises alone carry the loop from frame to frame, and
+    // neither IPC, timers nor the binding's deferred frees of OpenCV Mats run (a 1080p face log's
+    // worker grows to 600-640 MB in 2000 frames instead of 510).
     await new Promise<void>((resolve) => setImmediate(resolve));
     while (arrived.length === 0) await new Promise<void>((resolve) => (wake = resolve));
     wake = null;

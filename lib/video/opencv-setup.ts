@@ -9,8 +9,8 @@ Log.silence = true;
 process.env.OPENCV4NODEJS_DISABLE_AUTOBUILD ??= '1';
 // The binding's own Mat allocator reports every allocation and release to V8 as external memory.
 // A 1080p face log allocates several MB of Mats per frame, and V8 answers the reported growth
-// with full garbage collections: 13% of the worker's time on the 1080p bench videos, against
-// 25.7 -> 29.3 fps without it, at the same peak memory (the big per-frame Mats are released
-// explicitly, see yuv-frame.ts). It also made OpenCV abort when it allocated inside its own
-// threads (see opencv.ts).
+// with full garbage collections: 13% of the worker's time on the 1080p bench videos (29.3 fps
+// without the reports against 25.7 with them, at the same peak memory: the big per-frame Mats are
+// released explicitly, see yuv-frame.ts). It also makes OpenCV abort when it allocates inside its
+// own threads (see opencv.ts).
 process.env.OPENCV4NODEJS_DISABLE_EXTERNAL_MEM_TRACKING ??= '1';

@@ -4,7 +4,7 @@
 // single-threaded OpenCV costs no throughput (the face detector's forward pass alone takes two,
 // see blazeface.ts). With the binding's external memory tracking, which opencv-setup.ts turns
 // off, OpenCV allocating inside its own worker threads (warpAffine/remap, resize on large images)
-// also made V8 abort ("Check failed: marking_done_"; @u4/opencv4nodejs 7.1, Debian OpenCV 4.6).
+// also makes V8 abort ("Check failed: marking_done_"; @u4/opencv4nodejs 7.1, Debian OpenCV 4.6).
 //
 // opencv-setup.ts sets the binding's options (no stdout chatter, no external memory tracking) and
 // must be evaluated before the binding is imported.
@@ -15,8 +15,8 @@ cv.setNumThreads(1);
 
 /**
  * `fn` run with `threads` OpenCV threads, then back to the process's one: for a network's forward
- * pass, which two threads speed up by 1.3-1.6x. Written when the binding's memory tracking was on
- * and Mats allocated inside OpenCV's threads made V8 abort: a forward pass writes into the blobs
+ * pass, which two threads speed up by 1.3-1.6x. Safe even with the binding's memory tracking on,
+ * where Mats allocated inside OpenCV's threads make V8 abort: a forward pass writes into the blobs
  * its first run allocated.
  */
 export function withThreads<T>(threads: number, fn: () => T): T {

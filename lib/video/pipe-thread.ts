@@ -2,8 +2,8 @@
 // (pipe-thread-worker.ts). Why a thread: raw frames are larger than a pipe's 64 KB buffer (1.4 MB
 // at 720p), so a decoder can only run ahead, and an encoder only take a frame, while someone
 // empties or fills its pipe. On the main thread that someone is the event loop, which a face
-// log keeps busy in synchronous OpenCV calls for tens of ms: measured on a 720p bench video, the
-// main thread spent 30% of its time waiting for the decoder (19%) and the encoder (12%). The thread
+// log keeps busy in synchronous OpenCV calls for tens of ms: on a 720p bench video, the main
+// thread would spend 30% of its time waiting for the decoder (19%) and the encoder (12%). The thread
 // only moves bytes (it never loads OpenCV, which is not safe in several threads) and hands whole
 // frames over as transferred ArrayBuffers.
 import { Worker } from 'node:worker_threads';

@@ -4,7 +4,7 @@
 // face-api's bundled ESM build (TensorFlow.js 4.22 inside) is a browser build: in Node it picks
 // TensorFlow.js's Node platform, whose `util` import the bundler stubbed out, and dies at import.
 // Declaring a WorkerGlobalScope for the duration of the import makes it take the browser platform,
-// which only needs fetch, TextEncoder and performance (all in Node 20). tfjs-node is not an option:
+// which only needs fetch, TextEncoder and performance (all in Node). tfjs-node is not an option:
 // it downloads a native binary at install.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';

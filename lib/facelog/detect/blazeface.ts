@@ -38,8 +38,9 @@ const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
 /**
  * OpenCV threads of a forward pass. The worker's own thread is the face log's critical path (the
  * ffmpeg decoder and encoder run beside it), and forward passes are half of its work: two
- * threads take a 256 pass from 14.9 to 9.4 ms, a 128 pass from 4.4 to 3.3 ms. On a 720p bench
- * video the face log ran at 64 fps with two, 59 fps with one (2026-11-24).
+ * threads take a 256 pass from 14.9 to 9.4 ms, a 128 pass from 4.4 to 3.3 ms, and with them a
+ * 720p bench video's face log runs 8% faster than with one (64 against 59 fps;
+ * `node build/scripts/bench-facelog.js`).
  */
 const FORWARD_THREADS = 2;
 

@@ -6,14 +6,13 @@
 // motion searched longest ago (search-ages.ts), then the largest. A region costlier than the
 // budget is cut into pieces that fit, searched over successive runs, stalest first; what does not
 // fit waits for the next run, where it is staler. A whole 1080p frame at min_size 30 is 17 tiles.
-// Until 2026-11-25 a region that did not fit whole was skipped, and usually did not fit in the
-// next run either: a person who appeared behind a busy group (one region of 4.6 runs against a
-// budget of 2-3) was found only when the rotating whole-frame share reached them, seconds later.
-// 1080p bench, faces >= 30 px found late: 42 -> 14 (seed 2), 116 -> 29 (seed 7); faces in a
-// track 97.8 -> 98.9%, 95.1 -> 97.9%, 92.7 -> 95.4% (seed 11, whose F1 went 0.967 -> 1.000).
-// Measured with 256 px tiles only and a budget of 3 tiles (before 2026-11-24), 1080p bench set:
-// 0.90 model runs per frame (0.93 when tracked faces were looked for on every level). Tried then
-// and not done:
+// Why cut: a region skipped for not fitting whole usually does not fit in the next run either,
+// so a person who appears behind a busy group (one region of 4.6 runs against a budget of 2-3)
+// would be found only when the rotating whole-frame share reaches them, seconds later (test/39).
+// Faces found late and faces in a track on the 1080p bench set are measured by
+// `node build/scripts/bench-facelog.js [--seed N]` (docs/benchmarks.md).
+// Measured with 256 px tiles only and a budget of 3 tiles, 1080p bench set: 0.90 model runs per
+// frame (0.93 looking for tracked faces on every level). Not done, measured the same way:
 // - a budget of 2 tiles: 0.65 runs per frame, but F1 0.92 instead of 1.00 and 84% of faces in a
 //   track instead of 92%;
 // - skipping motion regions searched in the last 3 runs: 0.84, and 1.6 points of face coverage

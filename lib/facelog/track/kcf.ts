@@ -23,7 +23,7 @@ const MAX_LEVEL = 3;
 /**
  * KCF's patch area limit: OpenCV's KCF works at half resolution on a face whose box is larger
  * (default 80x80). An update's cost grows with the square of the box until it halves: measured in
- * node on vtest.avi windows (one thread, 2026-11-24), with 40x40 0.07 ms for a 10 px box, 0.5 at 20,
+ * node on vtest.avi windows (one thread), with 40x40 0.07 ms for a 10 px box, 0.5 at 20,
  * 1.1 at 32, 3.1 at 40, then 0.7 at 42-48; with 20x20 every box of a level (24-48 px) is halved.
  * In the face log on a 720p bench video: 1.8 ms per update with 40x40. Bench (seed 2, 720p): faces
  * in a track 98.8% with 40x40, 99.0% with 20x20, 70 and 74 fps.
