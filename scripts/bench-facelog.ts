@@ -121,7 +121,7 @@ async function main() {
     const t0 = performance.now();
     const r = await runFaceLog(
       { jobId: `bench-${i}`, videoPath: file, videoName: v.file, resultsDir: out, width: media.width, height: media.height, fps: media.fps,
-        frames: media.frames, still: false, maxFrames: 0, minSize: 30, gender: true, trackThumbnails: false },
+        frames: media.frames, still: false, startFrame: 0, maxFrames: 0, minSize: 30, gender: true, trackThumbnails: false },
       () => undefined,
     );
     const processMs = performance.now() - t0;

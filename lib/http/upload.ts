@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
+import type { Part } from 'formidable';
 import { ApiError, formatBytes, invalidParameter, payloadTooLarge } from './errors.js';
 import { parsePartDisposition } from './content-disposition.js';
 import { InsufficientStorageError, type StorageGuard } from '../disk-space.js';
@@ -14,13 +15,8 @@ import { UploadSlots } from './upload-slots.js';
 /** All form fields of a request together (files do not count): parameters are short. */
 const MAX_FIELDS_BYTES = 1024 * 1024;
 
-/** What formidable's onPart sees of a part (formidable's own types are not installed). */
-interface FormPart {
-  name: string | null;
-  originalFilename: string | null;
-  mimetype: string | null;
-  headers: Record<string, string>;
-}
+/** formidable's part, with the raw headers its multipart parser also gives it (not in its types). */
+type FormPart = Part & { headers?: Record<string, string> };
 
 export interface UploadedFile {
   /** Where formidable wrote it, inside the request's temporary folder. */
@@ -73,8 +69,8 @@ export function multipartUpload(tmpRoot: string, maxBytes: number, storage?: Sto
           // RFC 7578: a part with a filename is a file whatever its Content-Type, or none (Python's
           // requests sends none); only parts without one are fields. formidable decides by the
           // Content-Type alone, so the part is told what it is before formidable sees it.
-          onPart: (part: FormPart, handle: (part: FormPart) => void) => {
-            const disposition = parsePartDisposition(part.headers['content-disposition'] ?? '');
+          onPart: (part: FormPart, handle: (part: Part) => void) => {
+            const disposition = parsePartDisposition(part.headers?.['content-disposition'] ?? '');
             if (disposition.filename !== undefined) {
               part.originalFilename = disposition.filename;
               part.mimetype ||= 'application/octet-stream';
