@@ -1,13 +1,15 @@
 // Clients written for the original service: multipart bodies as different clients send them
 // (raw bytes, so nothing normalises them on the way), Python's requests, the error envelope's
 // top-level message, the Server header, history paging and a 503 that a retrying client gets past.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestService } from './helpers/service.js';
 import { testMedia, type TestMedia } from './helpers/media.js';
+import { rawRequest } from './helpers/raw-http.js';
 import { SERVER_HEADER } from '../lib/version.js';
 import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../scripts/facelog-fixtures/truth.js';
 
@@ -55,9 +57,40 @@ const file = (field: string, filename: string, path_: string, contentType?: stri
   body: fs.readFileSync(path_),
 });
 
+/** The first fenced block of `lang` in the README's API section. */
+function readmeBlock(lang: string): string {
+  const readme = fs.readFileSync('README.md', 'utf8');
+  const api = readme.slice(readme.indexOf('\n## API\n'), readme.indexOf('\n## ', readme.indexOf('\n## API\n') + 5));
+  const m = new RegExp('```' + lang + '\\n([\\s\\S]*?)```').exec(api);
+  if (!m) throw new Error(`no ${lang} block in the README's API section`);
+  return m[1];
+}
+
+// The service under test runs in this process: a child must be waited for without blocking the
+// event loop, or the service could never answer it.
+const execFileAsync = promisify(execFile);
+
+/** Runs python3 with the script on stdin; resolves with its exit code and output. */
+function runPython(script: string, env: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-'], { env: { ...process.env, ...env }, cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill(), 120_000);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(script);
+  });
+}
+
 /** Runs python3 with the script on stdin; its last stdout line is JSON. */
-function python(script: string, env: Record<string, string>, cwd: string): any {
-  const run = spawnSync('python3', ['-'], { input: script, env: { ...process.env, ...env }, cwd, encoding: 'utf8', timeout: 120_000 });
+async function python(script: string, env: Record<string, string>, cwd: string): Promise<any> {
+  const run = await runPython(script, env, cwd);
   if (run.status !== 0) throw new Error(`python3 failed (${run.status}):\n${run.stderr}\n${run.stdout}`);
   const lines = run.stdout.trim().split('\n');
   return JSON.parse(lines[lines.length - 1]);
@@ -171,15 +204,10 @@ describe('Clients of the original service', function () {
         expect(res.headers.get('server'), url).to.equal(SERVER_HEADER);
       }
       expect((await fetch(`${svc.url}/kamcheck`)).headers.get('server')).to.equal(SERVER_HEADER);
-      const raw = execFileSync('python3', ['-c', `
-import socket, sys
-s = socket.create_connection(("127.0.0.1", ${new URL(svc.url).port}))
-s.sendall(b"GET /kamcheck HTTP/1.1\\r\\nHost: x\\r\\nBad\\x00Header: y\\r\\n\\r\\n")
-print(s.recv(65536).decode("latin-1"))
-`], { encoding: 'utf8' });
-      expect(raw).to.match(/^HTTP\/1\.1 400/);
-      expect(raw).to.contain(`Server: ${SERVER_HEADER}\r\n`);
-      expect(raw).to.match(/"message":"the request is not valid HTTP\/1\.1"/);
+      const raw = await rawRequest(svc.url, 'GET /kamcheck HTTP/1.1\r\nHost: x\r\nBad\x00Header: y\r\nConnection: close\r\n\r\n');
+      expect(raw.status).to.equal(400);
+      expect(raw.headers.server).to.equal(SERVER_HEADER);
+      expect(raw.body.message).to.equal('the request is not valid HTTP/1.1');
     });
   });
 
@@ -232,6 +260,44 @@ print(s.recv(65536).decode("latin-1"))
     }
   });
 
+  describe("the README's API examples, run as written", () => {
+    let dir: string;
+    before(() => {
+      dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-readme-'));
+      fs.copyFileSync(media.clip, path.join(dir, 'clip.mp4'));
+      fs.copyFileSync(media.reference, path.join(dir, 'reference.png'));
+      fs.copyFileSync(facelogFixture('single'), path.join(dir, 'lobby.mp4'));
+    });
+    after(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const env = () => ({ APPLIANCE: svc.url, CREDS: `${USER}:${PASSWORD}` });
+
+    it('curl: every line answers success (JOB_ID is the job its POST made; the export line is the only one set here)', async () => {
+      const lines = readmeBlock('sh').split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+      expect(lines[0]).to.match(/^export APPLIANCE=\S+ CREDS=\S+$/);
+      const curls = lines.slice(1);
+      expect(curls.length).to.be.at.least(5);
+      let jobId = '';
+      for (const line of curls) {
+        expect(line).to.match(/^curl /);
+        const { stdout: out } = await execFileAsync('bash', ['-c', line.replace('JOB_ID', jobId)], { cwd: dir, env: { ...process.env, ...env() } });
+        const body = JSON.parse(out);
+        expect(body.status, `${line}: ${out}`).to.equal('success');
+        if (/-F video=@lobby/.test(line)) jobId = body.task.job_id;
+      }
+      expect(jobId).to.match(/^[0-9a-f-]{36}$/);
+    });
+
+    it('python requests: the face log from upload to saved result files', async () => {
+      const run = await runPython(readmeBlock('python'), env(), dir);
+      expect(run.status, run.stderr).to.equal(0);
+      expect(run.stdout).to.match(/^Found \d+ sightings, \d+ tracks, \d+ faces$/m);
+      const saved = [...run.stdout.matchAll(/^saved (\S+)$/gm)].map((m) => m[1]);
+      expect(saved.length).to.be.at.least(3);
+      for (const name of saved) expect(fs.statSync(path.join(dir, name)).size, name).to.be.greaterThan(0);
+      expect(saved[0]).to.match(/^face_log_[0-9a-f-]{36}\.mp4$/);
+    });
+  });
+
   describe('a full queue', () => {
     it('answers 503 busy with the envelope and Retry-After; a client that retries after that time gets in', async () => {
       const busy = await startTestService({ QUEUE_LIMIT: '1', KAMCHECK_WAIT_MS: '0' });
@@ -248,7 +314,7 @@ print(s.recv(65536).decode("latin-1"))
         // urllib3's Retry, as a Python client of the original service would configure it.
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-client-'));
         try {
-          const result = python(`
+          const result = await python(`
 import json, os, time, requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry
