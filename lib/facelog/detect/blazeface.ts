@@ -4,7 +4,7 @@
 // model) or smaller where a region allows (128 and 192: the same network rewritten for a smaller
 // input by scripts/models/rewrite-blazeface.ts; one net per side).
 //
-// Forward-pass costs: model-sizes.ts. Batching tiles saves under 10% a tile (measured with a
+// Forward-pass costs: tiles.ts, tileCost. Batching tiles saves under 10% a tile (measured with a
 // batch-4 rewrite of the graph), so it is not done.
 import path from 'node:path';
 import cv, { withThreads } from '../../video/opencv.js';
@@ -38,8 +38,8 @@ const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
 /**
  * OpenCV threads of a forward pass. The worker's own thread is the face log's critical path (the
  * ffmpeg decoder and encoder run beside it), and forward passes are half of its work: two
- * threads take a 256 pass from 14.9 to 9.4 ms, a 128 pass from 4.4 to 3.3 ms, and with them a
- * 720p bench video's face log runs 8% faster than with one (64 against 59 fps;
+ * threads take a quarter to a third off a pass (the times by tile side: tiles.ts, tileCost), and
+ * with them a 720p bench video's face log runs 8% faster than with one (64 against 59 fps;
  * `node build/scripts/bench-facelog.js`).
  */
 const FORWARD_THREADS = 2;
