@@ -61,7 +61,7 @@ export async function analyseFrames(
     maxMisses: MAX_MISSES,
   });
   const motion = new MotionRegions(options.width, options.height);
-  const scan = new ScanSchedule(options.width, options.height, options.minSize);
+  const scan = new ScanSchedule(detector, options.width, options.height, options.minSize);
   const evidence = new Map<Track, TrackEvidence>();
   /** Evidence of the tracks that had not ended at the last detector run. */
   const open = new Map<Track, TrackEvidence>();

@@ -98,6 +98,7 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
 
   return {
     detect,
+    cost: planCost,
     get lastTileCount() {
       return lastTileCount;
     },

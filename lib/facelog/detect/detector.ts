@@ -18,6 +18,13 @@ export interface FaceDetector {
    * worker process.
    */
   detect(frame: cv.Mat, options: DetectOptions): FaceDetection[];
+  /**
+   * The work detect() would do with `options` on a `width` x `height` frame, in runs of the
+   * detector's largest model input (BlazeFace: 256 px tiles; smaller ones cost their area's
+   * share). The scan schedule plans each run within a budget of it and shares a whole-frame
+   * search out by it (scan-schedule.ts); the same options cost the same on every frame.
+   */
+  cost(width: number, height: number, options: DetectOptions): number;
   /** Model forward passes (tiles) the last detect() call ran, for detectors that work in tiles. */
   readonly lastTileCount?: number;
   /** Their cost in model runs of the largest tile (smaller tiles cost in proportion to their area). */
