@@ -12,7 +12,7 @@ import { drawTracks } from './output/overlay.js';
 import { FramePyramid } from './track/kcf.js';
 import type { FaceTracker } from './track/face-tracker.js';
 import { followBackwards } from './track/backfill.js';
-import { MIN_SIZE_SLACK } from './detect/blazeface.js';
+import { MIN_SIZE_SLACK } from './detect/detector.js';
 import type { Track } from './track/track.js';
 import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
 

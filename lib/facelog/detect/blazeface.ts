@@ -11,7 +11,7 @@ import cv, { withThreads } from '../../video/opencv.js';
 import { generateAnchors } from './anchors.js';
 import { blazeFaceModelFile } from './model-sizes.js';
 import { decodeFaces, type RawFace, REGRESSOR_VALUES } from './decode.js';
-import type { FaceDetector } from './detector.js';
+import { MIN_SIZE_SLACK, type FaceDetector } from './detector.js';
 import { intersection } from '../geometry.js';
 import { weightedNms } from './nms.js';
 import { costOf, planTiles, tileCost, TILE_SIZES, trackedFaceSpan, type PyramidLevel, type Tile, type TileSize } from './tiles.js';
@@ -26,8 +26,6 @@ import type { Box, DetectOptions, FaceDetection, FaceLandmarks, Point } from '..
  * a squirrel (0.70), a baboon's eye (0.61) and a drawn face (0.56).
  */
 export const MIN_SCORE = 0.5;
-/** Faces narrower than minSize by more than this share are dropped (box widths vary ~10% per frame). */
-export const MIN_SIZE_SLACK = 0.1;
 
 /**
  * The model's outputs, in anchor order within each pair: logits of the stride-16 and stride-32

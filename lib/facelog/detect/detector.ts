@@ -7,10 +7,17 @@ import type { DetectOptions, FaceDetection } from '../types.js';
 
 export type { DetectOptions, FaceDetection };
 
+/**
+ * Faces narrower than minSize by more than this share are not reported: box widths vary ~10% per
+ * frame, and a face of minSize must not come and go with them. The frame loop follows faces back
+ * (track/backfill.ts) down to the same width.
+ */
+export const MIN_SIZE_SLACK = 0.1;
+
 export interface FaceDetector {
   /**
-   * Faces in `frame` (BGR, 8-bit, 3 channels) at least `options.minSize` pixels wide (with a
-   * little slack), best score first. Boxes and landmarks are in frame pixels.
+   * Faces in `frame` (BGR, 8-bit, 3 channels) at least `options.minSize` pixels wide (with
+   * MIN_SIZE_SLACK), best score first. Boxes and landmarks are in frame pixels.
    *
    * With `options.regions`, only faces overlapping a region are reported, and the work shrinks
    * with the regions (a person-sized region costs about two model runs, the whole 1080p frame at
