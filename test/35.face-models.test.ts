@@ -21,7 +21,7 @@ import {
   DESCRIPTOR_CROP,
   DESCRIPTOR_FILE,
   DESCRIPTOR_INPUT_SIZE,
-  SAME_PERSON_DISTANCE,
+  FACE_API_MATCH_DISTANCE,
 } from '../lib/facelog/appearance/descriptor.js';
 import { createGenderClassifier, GENDER_CROP, GENDER_FILE, GENDER_INPUT_SIZE } from '../lib/facelog/gender/classifier.js';
 import type { FaceDetection, FaceLandmarks } from '../lib/facelog/types.js';
@@ -450,8 +450,8 @@ describe('converted face-api nets against the original', function () {
     // face-api's threshold separates them: every pair of his photos below it, nearly every other
     // pair above. Measured: his 45 pairs median 0.41, max 0.49; his 140 pairs with the others median
     // 0.76, min 0.58, 2 below 0.6.
-    expect(Math.max(...same), report).to.be.below(SAME_PERSON_DISTANCE);
-    expect(different.filter((d) => d < SAME_PERSON_DISTANCE).length / different.length, report).to.be.below(0.05);
+    expect(Math.max(...same), report).to.be.below(FACE_API_MATCH_DISTANCE);
+    expect(different.filter((d) => d < FACE_API_MATCH_DISTANCE).length / different.length, report).to.be.below(0.05);
   });
 
   it('gender: the men of screenshot-facematch are male, the women of both photos female', function () {

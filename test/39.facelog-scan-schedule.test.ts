@@ -17,12 +17,14 @@ const PEDESTRIAN_A: Box = { x: 366, y: 342, width: 162, height: 246 };
 const PEDESTRIAN_B: Box = { x: 0, y: 372, width: 72, height: 234 };
 const GROUP: Box = { x: 594, y: 198, width: 462, height: 600 };
 
+/** The schedule plans for BlazeFace; its cost method is planCost, and planning needs no model. */
+const detector = { cost: planCost };
 const costOf = (opts: DetectOptions) => planCost(W, H, { minSize: MIN_SIZE, regions: opts.regions ?? [] });
 const covers = (regions: Box[], p: { x: number; y: number }) => regions.some((r) => p.x >= r.x && p.x < r.x + r.width && p.y >= r.y && p.y < r.y + r.height);
 
 describe('face log: detector scan schedule', () => {
   it('keeps every run within its budget, searching a region larger than the budget in pieces', () => {
-    const scan = new ScanSchedule(W, H, MIN_SIZE);
+    const scan = new ScanSchedule(detector, W, H, MIN_SIZE);
     expect(planCost(W, H, { minSize: MIN_SIZE, regions: [GROUP] })).to.be.greaterThan(scan.budget);
     const pieces: Box[] = [];
     for (let run = 0; run < 6; run++) {
@@ -41,7 +43,7 @@ describe('face log: detector scan schedule', () => {
   });
 
   it('searches all of a large moving region within a few runs while smaller motion keeps moving beside it', () => {
-    const scan = new ScanSchedule(W, H, MIN_SIZE);
+    const scan = new ScanSchedule(detector, W, H, MIN_SIZE);
     const searched: Box[] = [];
     const pedestrianRuns = { a: 0, b: 0 };
     for (let run = 0; run < 6; run++) {
@@ -60,7 +62,7 @@ describe('face log: detector scan schedule', () => {
   });
 
   it('puts motion that waited before motion searched in the last run', () => {
-    const scan = new ScanSchedule(W, H, MIN_SIZE);
+    const scan = new ScanSchedule(detector, W, H, MIN_SIZE);
     const first = scan.next([], [PEDESTRIAN_A, PEDESTRIAN_B, GROUP]).regions ?? [];
     const second = scan.next([], [PEDESTRIAN_A, PEDESTRIAN_B, GROUP]).regions ?? [];
     const grid: { x: number; y: number }[] = [];
@@ -78,7 +80,7 @@ describe('face log: detector scan schedule', () => {
   });
 
   it('looks at motion near a tracked face last: that face has its own tile', () => {
-    const scan = new ScanSchedule(W, H, MIN_SIZE);
+    const scan = new ScanSchedule(detector, W, H, MIN_SIZE);
     scan.next([], []); // the first run takes a share of the whole-frame search
     const face = { x: PEDESTRIAN_A.x + 50, y: PEDESTRIAN_A.y + 10, width: 40, height: 40 };
     const opts = scan.next([face], [PEDESTRIAN_A, GROUP]);
@@ -90,7 +92,7 @@ describe('face log: detector scan schedule', () => {
   it('in a region of several people merged, lets only the pieces on a tracked person wait', () => {
     // bench-43 (seed 11, 1080p): a tracked face on the left; a second person, not yet found, walks
     // on the right; their motion and a pedestrian's merged into one region.
-    const scan = new ScanSchedule(W, H, MIN_SIZE);
+    const scan = new ScanSchedule(detector, W, H, MIN_SIZE);
     const face = { x: 560, y: 214, width: 58, height: 58 };
     const merged: Box = { x: 378, y: 120, width: 1146, height: 474 };
     const unseen = { x: 1290, y: 240 };

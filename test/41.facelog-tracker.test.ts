@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { readFrames } from '../lib/video/frame-reader.js';
 import type { YuvFrame } from '../lib/video/yuv-frame.js';
 import { FramePyramid } from '../lib/facelog/track/kcf.js';
-import { FaceTracker } from '../lib/facelog/track/tracker.js';
+import { KcfTracker } from '../lib/facelog/track/tracker.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { MODEL_DIR } from '../lib/facelog/models.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -34,8 +34,8 @@ describe('face log: tracker association of fast faces', function () {
   });
 
   /** A tracker with one confirmed track (detections at frames 0 and 5 around x=100), stepped to frame 9. */
-  function confirmedTrack(): FaceTracker {
-    const tracker = new FaceTracker({ width: 640, height: 480, minDetections: 2, maxMisses: 4 });
+  function confirmedTrack(): KcfTracker {
+    const tracker = new KcfTracker({ width: 640, height: 480, minDetections: 2, maxMisses: 4 });
     for (let i = 0; i <= 9; i++) {
       const detections = i === 0 ? [face(100, 150, 60)] : i === 5 ? [face(104, 152, 60)] : null;
       tracker.step(i, new FramePyramid(frames[i]), detections);
@@ -44,7 +44,7 @@ describe('face log: tracker association of fast faces', function () {
     return tracker;
   }
 
-  const last = (tracker: FaceTracker) => tracker.confirmedTracks()[0].detections.at(-1)!;
+  const last = (tracker: KcfTracker) => tracker.confirmedTracks()[0].detections.at(-1)!;
 
   it('continues a track with a lone face of its size three face widths away', () => {
     const tracker = confirmedTrack();
@@ -103,13 +103,13 @@ describe('face log: where a track ends', function () {
   });
 
   /** The walking face tracked from its detections at frames 20 and 25, then followed by KCF to frame 29. */
-  function walkingFaceTrack(): FaceTracker {
-    const tracker = new FaceTracker({ width: truth.width, height: truth.height, minDetections: 2, maxMisses: 4 });
+  function walkingFaceTrack(): KcfTracker {
+    const tracker = new KcfTracker({ width: truth.width, height: truth.height, minDetections: 2, maxMisses: 4 });
     for (let i = 20; i <= 29; i++) tracker.step(i, new FramePyramid(frames[i]), i % 5 === 0 ? detector.detect(frames[i].bgr(), { minSize: 30 }) : null);
     expect(tracker.confirmedTracks().length).to.equal(1);
     return tracker;
   }
-  const onFace = (tracker: FaceTracker) =>
+  const onFace = (tracker: KcfTracker) =>
     tracker.confirmedTracks()[0].faces.every((f) => iou(f.box, truth.appearances[0].boxes.find((b) => b.frame === f.frame)!) >= 0.3);
 
   it('cuts a lost track at the first detector run that missed its face, keeping KCF\'s frames before that run', () => {

@@ -1,17 +1,18 @@
 // The face log's frame loop: decode -> (every few frames) detect where there was motion ->
 // track -> keep evidence per track -> draw the overlay. Stitching into sightings, gender and the
-// result files come after the last frame (see run.ts).
+// result files come after the last frame (see run.ts). The stages come built (run.ts builds the
+// real ones), so a test can plug a fake into any of them.
 import type { FrameSource } from '../video/frame-reader.js';
 import type { VideoEncoder } from '../video/video-encoder.js';
 import type { YuvFrame } from '../video/yuv-frame.js';
 import type { FaceDetector } from './detect/detector.js';
-import { MotionRegions } from './motion/motion-regions.js';
-import { ScanSchedule } from './detect/scan-schedule.js';
+import type { MotionSource } from './motion/motion-source.js';
+import type { ScanSchedule } from './detect/scan-schedule.js';
 import { drawTracks } from './output/overlay.js';
 import { FramePyramid } from './track/kcf.js';
-import { FaceTracker } from './track/tracker.js';
+import type { FaceTracker } from './track/face-tracker.js';
 import { followBackwards } from './track/backfill.js';
-import { MIN_SIZE_SLACK } from './detect/blazeface.js';
+import { MIN_SIZE_SLACK } from './detect/detector.js';
 import type { Track } from './track/track.js';
 import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
 
@@ -20,8 +21,15 @@ import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
  * its own width in 0.2 s at the sizes that matter, which KCF's search window still spans.
  */
 const DETECTIONS_PER_SECOND = 5;
-/** Detector runs without its face after which a confirmed track ends (about 0.7 s). */
-const MAX_MISSES = 4;
+
+/** The frame loop's stages, built for one video of the options' size. */
+export interface Stages {
+  detector: FaceDetector;
+  tracker: FaceTracker;
+  motion: MotionSource;
+  /** Where each detector run after the first looks (the first searches the whole frame). */
+  scan: Pick<ScanSchedule, 'next'>;
+}
 
 export interface AnalyseOptions {
   width: number;
@@ -46,22 +54,15 @@ export interface FrameLoopResult {
 
 export async function analyseFrames(
   source: FrameSource,
-  encoder: VideoEncoder,
-  detector: FaceDetector,
+  encoder: Pick<VideoEncoder, 'write'>,
+  stages: Stages,
   analysers: FaceAnalysers,
   options: AnalyseOptions,
   progress: (message: string) => void,
 ): Promise<FrameLoopResult> {
   const fps = options.fps > 0 ? options.fps : 25;
   const detectEvery = options.still ? 1 : Math.max(1, Math.round(fps / DETECTIONS_PER_SECOND));
-  const tracker = new FaceTracker({
-    width: options.width,
-    height: options.height,
-    minDetections: options.still ? 1 : 2,
-    maxMisses: MAX_MISSES,
-  });
-  const motion = new MotionRegions(options.width, options.height);
-  const scan = new ScanSchedule(options.width, options.height, options.minSize);
+  const { detector, tracker, motion, scan } = stages;
   const evidence = new Map<Track, TrackEvidence>();
   /** Evidence of the tracks that had not ended at the last detector run. */
   const open = new Map<Track, TrackEvidence>();
@@ -76,8 +77,8 @@ export async function analyseFrames(
 
   // Frames wait here before they are drawn and encoded, until every track visible in them has
   // been confirmed or dropped and its tail cut: a tentative track is decided within 2 detector
-  // runs, a lost one ends after MAX_MISSES.
-  const delay = (MAX_MISSES + 2) * detectEvery + 1;
+  // runs, a lost one ends after the tracker's maxMisses.
+  const delay = (tracker.maxMisses + 2) * detectEvery + 1;
   const waiting: { index: number; frame: YuvFrame }[] = [];
   const emit = async (index: number, frame: YuvFrame) => {
     const faces = [];

@@ -29,13 +29,15 @@ export const DESCRIPTOR_CROP: CropExtent = {
 };
 
 /**
- * Below this Euclidean distance face-api calls two descriptors the same person (FaceMatcher's
- * default distanceThreshold, 0.6, dlib's value for its descriptor). Measured with this module on
+ * face-api's documented match threshold: below this Euclidean distance it calls two descriptors
+ * the same person (FaceMatcher's default distanceThreshold, dlib's value for its descriptor). It
+ * is the scale descriptor distances are read on; the stitcher joins tracks below a stricter
+ * STITCH_JOIN_DISTANCE (sightings/stitch.ts). Measured with this module on
  * @vladmandic/human's screenshot-facematch.jpg (faces about 60 px wide, keypoints at face-api's
  * eye and mouth centres): one man in 10 photos, 45 pairs, median 0.41, max 0.49; him against 14
  * other people, 140 pairs, median 0.76, min 0.58, 2 below 0.6 (test/35.face-models.test.ts).
  */
-export const SAME_PERSON_DISTANCE = 0.6;
+export const FACE_API_MATCH_DISTANCE = 0.6;
 
 export interface FaceDescriber {
   /** The 128-d descriptor of a face in a BGR frame. */
@@ -52,7 +54,7 @@ export function createFaceDescriber(modelDir: string): FaceDescriber {
   };
 }
 
-/** Euclidean distance, as face-api's euclideanDistance (see SAME_PERSON_DISTANCE for its scale). */
+/** Euclidean distance, as face-api's euclideanDistance (see FACE_API_MATCH_DISTANCE for its scale). */
 export function descriptorDistance(a: Float32Array, b: Float32Array): number {
   if (a.length !== b.length) throw new Error(`descriptors of ${a.length} and ${b.length} values`);
   let sum = 0;

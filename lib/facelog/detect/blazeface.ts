@@ -4,14 +4,14 @@
 // model) or smaller where a region allows (128 and 192: the same network rewritten for a smaller
 // input by scripts/models/rewrite-blazeface.ts; one net per side).
 //
-// Forward-pass costs: model-sizes.ts. Batching tiles saves under 10% a tile (measured with a
+// Forward-pass costs: tiles.ts, tileCost. Batching tiles saves under 10% a tile (measured with a
 // batch-4 rewrite of the graph), so it is not done.
 import path from 'node:path';
 import cv, { withThreads } from '../../video/opencv.js';
 import { generateAnchors } from './anchors.js';
 import { blazeFaceModelFile } from './model-sizes.js';
 import { decodeFaces, type RawFace, REGRESSOR_VALUES } from './decode.js';
-import type { FaceDetector } from './detector.js';
+import { MIN_SIZE_SLACK, type FaceDetector } from './detector.js';
 import { intersection } from '../geometry.js';
 import { weightedNms } from './nms.js';
 import { costOf, planTiles, tileCost, TILE_SIZES, trackedFaceSpan, type PyramidLevel, type Tile, type TileSize } from './tiles.js';
@@ -26,8 +26,6 @@ import type { Box, DetectOptions, FaceDetection, FaceLandmarks, Point } from '..
  * a squirrel (0.70), a baboon's eye (0.61) and a drawn face (0.56).
  */
 export const MIN_SCORE = 0.5;
-/** Faces narrower than minSize by more than this share are dropped (box widths vary ~10% per frame). */
-export const MIN_SIZE_SLACK = 0.1;
 
 /**
  * The model's outputs, in anchor order within each pair: logits of the stride-16 and stride-32
@@ -38,8 +36,8 @@ const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
 /**
  * OpenCV threads of a forward pass. The worker's own thread is the face log's critical path (the
  * ffmpeg decoder and encoder run beside it), and forward passes are half of its work: two
- * threads take a 256 pass from 14.9 to 9.4 ms, a 128 pass from 4.4 to 3.3 ms, and with them a
- * 720p bench video's face log runs 8% faster than with one (64 against 59 fps;
+ * threads take a quarter to a third off a pass (the times by tile side: tiles.ts, tileCost), and
+ * with them a 720p bench video's face log runs 8% faster than with one (64 against 59 fps;
  * `node build/scripts/bench-facelog.js`).
  */
 const FORWARD_THREADS = 2;
@@ -98,6 +96,7 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
 
   return {
     detect,
+    cost: planCost,
     get lastTileCount() {
       return lastTileCount;
     },

@@ -1,10 +1,8 @@
 // The input sides BlazeFace runs at. The package ships the back-camera model for 256x256; the
 // model preparation (scripts/models/rewrite-blazeface.ts) rewrites the same network for NCHW
 // inputs of each side, so that a small region of the frame need not pay for a whole 256 tile: a
-// forward pass costs about in proportion to the input's area (Debian's OpenCV 4.6 through its
-// Python binding, one thread on a quiet machine: 14.9 ms at 256, 8.5 ms at 192, 4.4 ms at 128;
-// two threads 9.4, 5.9 and 3.3 ms; `node build/scripts/bench-facelog-detector.js` prints a 256
-// tile's cost as the face log runs it).
+// forward pass costs about in proportion to the input's area (the measured times: tiles.ts,
+// tileCost).
 
 /** The package model's input side. */
 export const MODEL_INPUT_SIZE = 256;

@@ -1,7 +1,7 @@
 // Where each detector run looks: the faces already tracked always (one small tile each, at their
-// own scale), then within a budget of tiles (in 256 px model runs: smaller tiles cost in
-// proportion to their area, a 128 tile a quarter): on every other run
-// a rotating share of the whole frame (so every part of it is searched every few seconds, also
+// own scale), then within a budget of tiles (in 256 px model runs, as the detector's cost method
+// counts them, FaceDetector.cost: smaller tiles cost in proportion to their area): on every other
+// run a rotating share of the whole frame (so every part of it is searched every few seconds, also
 // where nothing moves), then regions with motion: away from the tracked people first, then the
 // motion searched longest ago (search-ages.ts), then the largest. A region costlier than the
 // budget is cut into pieces that fit, searched over successive runs, stalest first; what does not
@@ -21,8 +21,7 @@
 //   face sticks out of its motion region (only part of the head moved) and the finer level's tile
 //   cuts it: test/45's crossing video lost half of a face's frames.
 import type { Box, DetectOptions, TrackedFace } from '../types.js';
-import { planCost } from './blazeface.js';
-import { planTiles } from './tiles.js';
+import type { FaceDetector } from './detector.js';
 import { area, intersection } from '../geometry.js';
 import { SearchAges } from './search-ages.js';
 
@@ -55,13 +54,16 @@ export class ScanSchedule {
   private run = 0;
   private readonly ages: SearchAges;
 
+  /** Plans for `detector`, whose cost method (FaceDetector.cost) prices each candidate run. */
   constructor(
+    private readonly detector: Pick<FaceDetector, 'cost'>,
     private readonly width: number,
     private readonly height: number,
     private readonly minSize: number,
   ) {
-    // The whole-frame plan is a grid of 256 tiles: its tile count is its cost.
-    const full = planTiles(width, height, minSize).reduce((n, l) => n + l.tiles.length, 0);
+    // BlazeFace's whole-frame plan is a grid of 256 tiles: its cost is its tile count, which
+    // scanPart shares out.
+    const full = detector.cost(width, height, { minSize });
     this.parts = Math.max(1, Math.ceil(full / SCAN_TILES_PER_RUN));
     this.budget = Math.max(MIN_TILES_PER_RUN, TILES_PER_RUN_SHARE * full);
     this.ages = new SearchAges(width, height);
@@ -84,7 +86,7 @@ export class ScanSchedule {
     }
     const scanPart = scanning ? { index: this.next_, of: this.parts } : undefined;
     if (scanPart) this.next_ = (this.next_ + 1) % this.parts;
-    const cost = (regions: Box[]) => planCost(this.width, this.height, { minSize: this.minSize, regions });
+    const cost = (regions: Box[]) => this.detector.cost(this.width, this.height, { minSize: this.minSize, regions });
     const budget = this.budget - (scanPart ? SCAN_TILES_PER_RUN : 0);
     const people = faces.map(personOf);
     // Of a region cut in pieces (several people merged), only the pieces on a tracked person wait.

@@ -3,6 +3,7 @@
 // Frames are compared at WORK_WIDTH in grey; changed pixels are grouped into boxes.
 import cv from '../../video/opencv.js';
 import type { Box } from '../types.js';
+import type { MotionSource } from './motion-source.js';
 
 /** Working width of the difference image: a 30 px face at 1080p is still 5 px wide here. */
 const WORK_WIDTH = 320;
@@ -13,7 +14,7 @@ const DILATE_SIZE = 9;
 /** Regions smaller than this share of the working image are noise (a face of 30 px at 1080p is ~0.0005). */
 const MIN_REGION_SHARE = 0.0002;
 
-export class MotionRegions {
+export class MotionRegions implements MotionSource {
   private previous: cv.Mat | null = null;
   private readonly scale: number;
   private readonly kernel: cv.Mat;

@@ -7,7 +7,7 @@
 // - a link spans at most MAX_GAP_SECONDS: a person who comes back later is a new sighting;
 // - the face must not have jumped further than a walking person moves in the gap, nor be much
 //   smaller than where the last track ended (at a pinch point people walk towards the camera);
-// - descriptors must be closer than SAME_PERSON_DISTANCE; without descriptors (faces too small
+// - descriptors must be closer than STITCH_JOIN_DISTANCE; without descriptors (faces too small
 //   to describe) only a short gap at nearly the same place links.
 import type { Box } from '../types.js';
 import { centre, iou } from '../geometry.js';
@@ -29,10 +29,12 @@ export interface StitchOptions {
 }
 
 /**
- * face-api calls two faces the same person below 0.6; 0.55 leaves a margin against merging two
- * people while the same face seen at other sizes and poses stays below ~0.45 on the fixtures.
+ * The stitcher's join threshold: two tracks' nearest descriptors must be closer than this to join.
+ * Stricter than face-api's match threshold (0.6, FACE_API_MATCH_DISTANCE in
+ * appearance/descriptor.ts): the margin keeps two people apart, while the same face seen at other
+ * sizes and poses stays below ~0.45 on the fixtures.
  */
-export const SAME_PERSON_DISTANCE = 0.55;
+export const STITCH_JOIN_DISTANCE = 0.55;
 /** Longest break inside one sighting; fixtures' re-appearances come back after 5 s or more. */
 export const MAX_GAP_SECONDS = 3;
 /** Without descriptors, tracks link only across a gap this short... */
@@ -116,12 +118,12 @@ function linkCost(a: TrackSummary, b: TrackSummary, options: StitchOptions): num
   if (a.descriptors.length && b.descriptors.length) {
     let best = Infinity;
     for (const x of a.descriptors) for (const y of b.descriptors) best = Math.min(best, options.distance(x, y));
-    if (best >= SAME_PERSON_DISTANCE) return null;
+    if (best >= STITCH_JOIN_DISTANCE) return null;
     return best + 0.1 * positionCost;
   }
   const sizeRatio = Math.max(a.lastBox.width, b.firstBox.width) / Math.max(1, Math.min(a.lastBox.width, b.firstBox.width));
   if (gapSeconds > BLIND_MAX_GAP_SECONDS || sizeRatio > BLIND_MAX_SIZE_RATIO) return null;
-  return SAME_PERSON_DISTANCE + positionCost; // after every link that has appearance evidence
+  return STITCH_JOIN_DISTANCE + positionCost; // after every link that has appearance evidence
 }
 
 function meanOverlap(a: TrackSummary, b: TrackSummary): number {

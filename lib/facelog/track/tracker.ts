@@ -9,10 +9,12 @@
 // - death: a confirmed track ends after `maxMisses` detector runs in a row without its face, or
 //   when it leaves the frame; its tracker-only tail from the first run that missed the face on is
 //   cut off (see Track.trimTail).
+// It is the face log's FaceTracker (face-tracker.ts).
 import type { Box, FaceDetection } from '../types.js';
 import { area, centre, clip, iou } from '../geometry.js';
 import { FaceKcf, type FramePyramid } from './kcf.js';
 import { Track } from './track.js';
+import type { FaceTracker } from './face-tracker.js';
 
 /** Least overlap between a detection and a track's predicted box for them to be the same face. */
 const MATCH_IOU = 0.3;
@@ -47,7 +49,7 @@ export interface TrackerOptions {
   maxMisses: number;
 }
 
-export class FaceTracker {
+export class KcfTracker implements FaceTracker {
   /** Confirmed tracks and the live tentative ones, in order of birth (tentative ones have number 0). */
   readonly tracks: Track[] = [];
   private live: Track[] = [];
@@ -59,6 +61,10 @@ export class FaceTracker {
 
   get liveTracks(): readonly Track[] {
     return this.live;
+  }
+
+  get maxMisses(): number {
+    return this.options.maxMisses;
   }
 
   /**
