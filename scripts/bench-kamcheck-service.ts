@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
-import { quantile } from '../lib/kamcheck/cells.js';
+import { quantile } from '../lib/stats.js';
 import { spawnService } from '../test/helpers/service.js';
 
 const FOOTAGE = '/usr/share/doc/opencv-doc/examples/data/vtest.avi';
