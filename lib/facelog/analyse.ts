@@ -2,6 +2,7 @@
 // track -> keep evidence per track -> draw the overlay. Stitching into sightings, gender and the
 // result files come after the last frame (see run.ts).
 import type { FrameSource } from '../video/frame-reader.js';
+import { fpsOrDefault } from '../video/fps.js';
 import type { VideoEncoder } from '../video/video-encoder.js';
 import type { YuvFrame } from '../video/yuv-frame.js';
 import type { FaceDetector } from './detect/detector.js';
@@ -52,7 +53,7 @@ export async function analyseFrames(
   options: AnalyseOptions,
   progress: (message: string) => void,
 ): Promise<FrameLoopResult> {
-  const fps = options.fps > 0 ? options.fps : 25;
+  const fps = fpsOrDefault(options.fps);
   const detectEvery = options.still ? 1 : Math.max(1, Math.round(fps / DETECTIONS_PER_SECOND));
   const tracker = new FaceTracker({
     width: options.width,
