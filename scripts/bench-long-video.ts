@@ -26,7 +26,7 @@ import path from 'node:path';
 import { readFrames } from '../lib/video/frame-reader.js';
 import { spawnService } from '../test/helpers/service.js';
 import { FOOTAGE } from '../test/helpers/media.js';
-import { procChildren, procCmdline, procStatus } from './proc-stats.js';
+import { procChildren, procCmdline, procStatus } from '../lib/proc-stats.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
