@@ -9,6 +9,7 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
+import { iou } from '../lib/facelog/geometry.js';
 import { generateFacelogSet } from '../scripts/facelog-fixtures/generate.js';
 import { loadFaceList } from '../scripts/facelog-fixtures/faces.js';
 import { REAPPEAR_MIN_GAP_FRAMES } from '../scripts/facelog-fixtures/scenarios.js';
@@ -26,12 +27,6 @@ function probe(file: string): { width: number; height: number; frames: number } 
   const s = JSON.parse(out).streams[0];
   return { width: s.width, height: s.height, frames: Number(s.nb_read_frames) };
 }
-
-const iou = (a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }) => {
-  const w = Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x));
-  const h = Math.max(0, Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y));
-  return (w * h) / (a.width * a.height + b.width * b.height - w * h);
-};
 
 describe('face-log fixture generator: the test set', function () {
   this.timeout(180_000);
