@@ -16,7 +16,7 @@ import cv from '../lib/video/opencv.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import type { Box } from '../lib/facelog/types.js';
 import { nearestRankQuantile } from '../lib/stats.js';
-import { FACE_API_SAMPLES, locateFaces, menOfFaceMatchGrid, MESSI, pasteFaces, vtestFrames, type SourceFace } from '../test/helpers/face-composites.js';
+import { FACE_API_SAMPLES, locateFaces, menOfFaceMatchGrid, MESSI, pasteFaces, vtestFrames, type SourceFace } from '../testkit/face-composites.js';
 
 const MODEL_DIR = fileURLToPath(new URL('../../native-models/', import.meta.url));
 const HAAR_CASCADE = '/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml';

@@ -19,10 +19,10 @@ import { probeMedia } from '../lib/video/probe.js';
 import { fpsOrDefault } from '../lib/video/fps.js';
 import { runFaceLog } from '../lib/facelog/run.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
-import { generateFacelogSet } from './facelog-fixtures/generate.js';
-import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from './facelog-fixtures/truth.js';
-import { combineScores, scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
-import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from './facelog-fixtures/read-xml.js';
+import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
+import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
+import { combineScores, scoreSightings, type PredictedSighting } from '../testkit/facelog-fixtures/score.js';
+import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { Sighting } from '../lib/facelog/sightings/sighting.js';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import { quantile } from '../lib/stats.js';
-import { spawnService } from '../test/helpers/service.js';
+import { spawnService } from '../testkit/service.js';
 
 const FOOTAGE = '/usr/share/doc/opencv-doc/examples/data/vtest.avi';
 const RESOLUTIONS: [number, number][] = [

@@ -24,8 +24,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readFrames } from '../lib/video/frame-reader.js';
-import { spawnService } from '../test/helpers/service.js';
-import { FOOTAGE } from '../test/helpers/media.js';
+import { spawnService } from '../testkit/service.js';
+import { FOOTAGE } from '../testkit/media.js';
 import { procChildren, procCmdline, procStatus } from '../lib/proc-stats.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');

@@ -1,4 +1,4 @@
-// Generates face-log fixtures with exact ground truth: labelled real faces (scripts/facelog-fixtures/
+// Generates face-log fixtures with exact ground truth: labelled real faces (testkit/facelog-fixtures/
 // faces.json) walking towards a pinch-point camera over real footage (opencv-doc's vtest.avi).
 //
 //   node build/scripts/make-facelog-fixtures.js [--set test|bench] [--seed N] [output dir]
@@ -8,8 +8,8 @@
 // --seed gives another draw of the same design (placement, people, timing).
 // The output dir defaults to test/fixtures/generated/facelog (test set) or
 // test/fixtures/generated/facelog-bench (bench set). Generated files are never committed.
-import { DEFAULT_FACELOG_BENCH_DIR, DEFAULT_FACELOG_FIXTURE_DIR } from './facelog-fixtures/truth.js';
-import { generateFacelogSet } from './facelog-fixtures/generate.js';
+import { DEFAULT_FACELOG_BENCH_DIR, DEFAULT_FACELOG_FIXTURE_DIR } from '../testkit/facelog-fixtures/truth.js';
+import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
 
 function parseArgs(argv: string[]): { set: 'test' | 'bench'; dir: string; seed?: number } {
   let set: 'test' | 'bench' = 'test';

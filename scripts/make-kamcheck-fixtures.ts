@@ -6,8 +6,8 @@
 // were set on the bench set's own seed (2), so another seed is a held-out evaluation.
 // The output dir defaults to test/fixtures/generated/kamcheck (test set) or
 // test/fixtures/generated/kamcheck-bench (bench set). Generated files are never committed.
-import { DEFAULT_BENCH_FIXTURE_DIR, DEFAULT_FIXTURE_DIR } from './kamcheck-fixtures/manifest.js';
-import { generateFixtureSet } from './kamcheck-fixtures/generate.js';
+import { DEFAULT_BENCH_FIXTURE_DIR, DEFAULT_FIXTURE_DIR } from '../testkit/kamcheck-fixtures/manifest.js';
+import { generateFixtureSet } from '../testkit/kamcheck-fixtures/generate.js';
 
 function parseArgs(argv: string[]): { set: 'test' | 'bench'; dir: string; seed?: number } {
   let set: 'test' | 'bench' = 'test';

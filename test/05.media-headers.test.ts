@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { readMp4VideoHeader } from '../lib/video/mp4-header.js';
 import { probeMedia } from '../lib/video/probe.js';
-import { FOOTAGE, testMedia } from './helpers/media.js';
+import { FOOTAGE, testMedia } from '../testkit/media.js';
 
 function ffprobe(file: string): { width: number; height: number; frames: number } {
   const out = execFileSync('ffprobe', [

@@ -26,10 +26,10 @@ import {
 import { createGenderClassifier, GENDER_CROP, GENDER_FILE, GENDER_INPUT_SIZE } from '../lib/facelog/gender/classifier.js';
 import type { FaceDetection, FaceLandmarks } from '../lib/facelog/types.js';
 import { lowerRankQuantile } from '../lib/stats.js';
-import { attr, OnnxGraph, ProtoWriter } from '../scripts/models/onnx-writer.js';
-import { readTfjsWeights } from '../scripts/models/tfjs-weights.js';
-import { tfWindow } from '../scripts/models/tfjs-ops.js';
-import { FACE_API_MODEL_DIR } from '../scripts/models/face-api-package.js';
+import { attr, OnnxGraph, ProtoWriter } from '../testkit/models/onnx-writer.js';
+import { readTfjsWeights } from '../testkit/models/tfjs-weights.js';
+import { tfWindow } from '../testkit/models/tfjs-ops.js';
+import { FACE_API_MODEL_DIR } from '../testkit/models/face-api-package.js';
 import { faceApiReference, type Box, type FaceApiReference, type Point, type ReferenceFace } from './helpers/face-api-reference.js';
 
 const MODEL_DIR = path.resolve('native-models');
@@ -160,7 +160,7 @@ function bytesOf(write: (w: ProtoWriter) => void): number[] {
   return Array.from(w.finish());
 }
 
-describe('ONNX writer (scripts/models/onnx-writer.ts)', function () {
+describe('ONNX writer (testkit/models/onnx-writer.ts)', function () {
   it('encodes protobuf fields as the wire format defines', function () {
     expect(bytesOf((w) => w.int64(1, 300))).to.deep.equal([0x08, 0xac, 0x02]);
     // int64 -1: ten bytes of 64-bit two's complement.

@@ -11,7 +11,7 @@ import { FRAMES_AHEAD, readFrames } from '../lib/video/frame-reader.js';
 import { VideoEncoder } from '../lib/video/video-encoder.js';
 import { YuvFrame } from '../lib/video/yuv-frame.js';
 import { drawTracks } from '../lib/facelog/output/overlay.js';
-import { VTEST } from './helpers/face-composites.js';
+import { VTEST } from '../testkit/face-composites.js';
 
 /** Frame `index` of `file` at width x height, converted to BGR by ffmpeg. */
 function ffmpegBgr(file: string, index: number, width: number, height: number): cv.Mat {

@@ -3,10 +3,10 @@
 // wide it is are known by construction. Shared by test/40.facelog-detector and the detector bench.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import cv from '../../lib/video/opencv.js';
-import type { FaceDetector } from '../../lib/facelog/detect/detector.js';
-import { iou } from '../../lib/facelog/geometry.js';
-import type { Box } from '../../lib/facelog/types.js';
+import cv from '../lib/video/opencv.js';
+import type { FaceDetector } from '../lib/facelog/detect/detector.js';
+import { iou } from '../lib/facelog/geometry.js';
+import type { Box } from '../lib/facelog/types.js';
 
 const require = createRequire(import.meta.url);
 const FACE_API_DIR = path.dirname(require.resolve('@vladmandic/face-api/package.json'));
