@@ -74,12 +74,12 @@ native-models/manifest.json: scripts/prepare-models.ts $(wildcard testkit/models
 models: native-models/manifest.json
 
 # Regenerated when the generator changes, not on every build.
-$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts $(wildcard testkit/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
+$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
 	$(NODE) build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
 
 # The face-log test set (6 short videos and a still with ground truth, under a minute); it uses the
 # labelled faces, the footage and the PRNG of the tamper-check generator too.
-$(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
+$(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
 	$(NODE) build/scripts/make-facelog-fixtures.js --set test $(FACELOG_FIXTURES)
 
 fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json
