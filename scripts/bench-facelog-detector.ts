@@ -15,7 +15,8 @@ import { performance } from 'node:perf_hooks';
 import cv from '../lib/video/opencv.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import type { Box } from '../lib/facelog/types.js';
-import { FACE_API_SAMPLES, locateFaces, menOfFaceMatchGrid, MESSI, pasteFaces, vtestFrames, type SourceFace } from '../test/helpers/face-composites.js';
+import { nearestRankQuantile } from '../lib/stats.js';
+import { FACE_API_SAMPLES, locateFaces, menOfFaceMatchGrid, MESSI, pasteFaces, vtestFrames, type SourceFace } from '../testkit/face-composites.js';
 
 const MODEL_DIR = fileURLToPath(new URL('../../native-models/', import.meta.url));
 const HAAR_CASCADE = '/usr/share/opencv4/haarcascades/haarcascade_frontalface_default.xml';
@@ -118,7 +119,7 @@ function main(): void {
           detector: detector.name,
           size: `${width}x${height}`,
           minSize,
-          p50: quantile(times, 0.5),
+          p50: nearestRankQuantile(times, 0.5),
           cpu: (cpu.user + cpu.system) / 1000 / composites.length,
           tiles: tiles.size ? [...tiles].sort((a, b) => a - b).join('/') : '-',
           recall: Object.fromEntries(FACE_WIDTHS.map((w) => [w, `${Math.round((100 * (found[w] ?? 0)) / composites.length)}%`])),
@@ -141,7 +142,7 @@ function main(): void {
       if (boxes.some((b) => hits(b, face))) found++;
     }
     regionRows.push(
-      `${`${width}x${height}`.padEnd(10)} ${fmt(quantile(times, 0.5), 8)} ${[...tiles].sort((a, b) => a - b).join('/').padStart(6)} ${`${Math.round((100 * found) / composites.length)}%`.padStart(8)}`,
+      `${`${width}x${height}`.padEnd(10)} ${fmt(nearestRankQuantile(times, 0.5), 8)} ${[...tiles].sort((a, b) => a - b).join('/').padStart(6)} ${`${Math.round((100 * found) / composites.length)}%`.padStart(8)}`,
     );
   }
 
@@ -157,7 +158,7 @@ function main(): void {
   console.log('\nBlazeFace restricted to one person-sized region around a 60 px face (min_size 30)');
   console.log(`${'frame'.padEnd(10)} ${'p50 ms'.padStart(8)} ${'tiles'.padStart(6)} ${'found'.padStart(8)}`);
   for (const line of regionRows) console.log(line);
-  console.log(`\nOne tile (a 256x256 frame): min ${fmt(Math.min(...tileTimes), 0)} ms, p50 ${fmt(quantile(tileTimes, 0.5), 0)} ms`);
+  console.log(`\nOne tile (a 256x256 frame): min ${fmt(Math.min(...tileTimes), 0)} ms, p50 ${fmt(nearestRankQuantile(tileTimes, 0.5), 0)} ms`);
   console.log(`\ntotal ${((performance.now() - started) / 1000).toFixed(0)} s`);
 }
 
@@ -167,11 +168,6 @@ function hits(d: Box, truth: Box): boolean {
   const cy = d.y + d.height / 2;
   const ratio = d.width / truth.width;
   return cx >= truth.x && cx <= truth.x + truth.width && cy >= truth.y && cy <= truth.y + truth.height && ratio >= 0.5 && ratio <= 2;
-}
-
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 }
 
 function fmt(ms: number, width: number): string {

@@ -16,12 +16,13 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readFrames } from '../lib/video/frame-reader.js';
 import { probeMedia } from '../lib/video/probe.js';
+import { fpsOrDefault } from '../lib/video/fps.js';
 import { runFaceLog } from '../lib/facelog/run.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
-import { generateFacelogSet } from './facelog-fixtures/generate.js';
-import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from './facelog-fixtures/truth.js';
-import { combineScores, scoreSightings, type PredictedSighting } from './facelog-fixtures/score.js';
-import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from './facelog-fixtures/read-xml.js';
+import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
+import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
+import { combineScores, scoreSightings, type PredictedSighting } from '../testkit/facelog-fixtures/score.js';
+import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { Sighting } from '../lib/facelog/sightings/sighting.js';
 
@@ -162,7 +163,7 @@ function printTable(outcomes: VideoOutcome[]) {
     const tiles = list.reduce((n, o) => n + o.detectorTiles, 0);
     const cost = list.reduce((n, o) => n + o.detectorCost, 0);
     console.log(
-      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / (list[0].fps || 25)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
+      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
     );
   }
 }

@@ -13,10 +13,10 @@ import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
 import { causeMeasures, combine, scoreCauses, TamperCauses } from '../lib/kamcheck/scorer.js';
 import { MAX_TAMPER_FRAMES } from '../lib/kamcheck/limits.js';
-import { quantile } from '../lib/kamcheck/cells.js';
-import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS } from './kamcheck-fixtures/manifest.js';
-import { generateFixtureSet, readManifest } from './kamcheck-fixtures/generate.js';
-import { SET_SEEDS } from './kamcheck-fixtures/cases.js';
+import { quantile } from '../lib/stats.js';
+import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS } from '../testkit/kamcheck-fixtures/manifest.js';
+import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
+import { SET_SEEDS } from '../testkit/kamcheck-fixtures/cases.js';
 
 export interface CaseOutcome {
   fixture: FixtureCase;

@@ -6,10 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
-import { quantile } from '../lib/kamcheck/cells.js';
-import { spawnService } from '../test/helpers/service.js';
+import { quantile } from '../lib/stats.js';
+import { spawnService } from '../testkit/service.js';
+import { VTEST_AVI } from '../testkit/opencv-data.js';
 
-const FOOTAGE = '/usr/share/doc/opencv-doc/examples/data/vtest.avi';
 const RESOLUTIONS: [number, number][] = [
   [640, 480],
   [1280, 720],
@@ -28,8 +28,8 @@ function makeClip(dir: string, w: number, h: number): { clip: string; reference:
   const clip = path.join(dir, `clip-${w}x${h}.mp4`);
   const reference = path.join(dir, `ref-${w}x${h}.png`);
   const scale = `scale=${w}:${h}`;
-  execFileSync('ffmpeg', ['-y', '-v', 'error', '-ss', '40', '-i', FOOTAGE, '-frames:v', '25', '-vf', scale, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
-  execFileSync('ffmpeg', ['-y', '-v', 'error', '-ss', '5', '-i', FOOTAGE, '-frames:v', '1', '-vf', scale, reference]);
+  execFileSync('ffmpeg', ['-y', '-v', 'error', '-ss', '40', '-i', VTEST_AVI, '-frames:v', '25', '-vf', scale, '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
+  execFileSync('ffmpeg', ['-y', '-v', 'error', '-ss', '5', '-i', VTEST_AVI, '-frames:v', '1', '-vf', scale, reference]);
   return { clip, reference };
 }
 

@@ -20,11 +20,11 @@ import { execFileSync, fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
 import type { PollerOrder } from './bench-load-poller.js';
-import { spawnService } from '../test/helpers/service.js';
-import { MEDIA_DIR, testMedia } from '../test/helpers/media.js';
-import { DEFAULT_FACELOG_FIXTURE_DIR, readFacelogManifest } from './facelog-fixtures/truth.js';
-import { multipartBody, multipartType, type Part } from './hostile-corpus/multipart.js';
-import { procChildren, procCmdline, procStatus } from './proc-stats.js';
+import { spawnService } from '../testkit/service.js';
+import { MEDIA_DIR, testMedia } from '../testkit/media.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, readFacelogManifest } from '../testkit/facelog-fixtures/truth.js';
+import { multipartBody, multipartType, type Part } from '../testkit/hostile-corpus/multipart.js';
+import { procChildren, procCmdline, procStatus } from '../lib/proc-stats.js';
 
 const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
 /** Below the service, above its workers (worker-pool.ts: +10). */

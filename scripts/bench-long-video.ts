@@ -24,9 +24,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { readFrames } from '../lib/video/frame-reader.js';
-import { spawnService } from '../test/helpers/service.js';
-import { FOOTAGE } from '../test/helpers/media.js';
-import { procChildren, procCmdline, procStatus } from './proc-stats.js';
+import { spawnService } from '../testkit/service.js';
+import { VTEST_AVI } from '../testkit/opencv-data.js';
+import { procChildren, procCmdline, procStatus } from '../lib/proc-stats.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
@@ -86,7 +86,7 @@ function segment(): { file: string; source: string } {
     const graph = `${bench.map((_, i) => `[${i}:v:0]`).join('')}concat=n=${bench.length}:v=1:a=0,fps=${FPS}[v]`;
     ffmpeg([...inputs, '-filter_complex', graph, '-map', '[v]', ...encode, tmp]);
   } else {
-    ffmpeg(['-i', path.join(FOOTAGE, 'vtest.avi'), '-vf', `scale=${WIDTH}:${HEIGHT},fps=${FPS}`, ...encode, tmp]);
+    ffmpeg(['-i', VTEST_AVI, '-vf', `scale=${WIDTH}:${HEIGHT},fps=${FPS}`, ...encode, tmp]);
   }
   fs.renameSync(tmp, file);
   return { file, source };

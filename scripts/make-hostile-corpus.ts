@@ -1,12 +1,12 @@
-// Writes the bad-input corpus (scripts/hostile-corpus/cases.ts) as raw HTTP requests, one file
+// Writes the bad-input corpus (testkit/hostile-corpus/cases.ts) as raw HTTP requests, one file
 // per case, plus manifest.json with what each must be answered. Replay one against a service:
 //   nc HOST 8080 < 012-kamcheck-truncated-MP4.http
 // Usage: node build/scripts/make-hostile-corpus.js [--auth user:password] [--max-upload-mb N] DIR
 import fs from 'node:fs';
 import path from 'node:path';
-import { testMedia } from '../test/helpers/media.js';
-import { makeBadMedia } from './hostile-corpus/bad-media.js';
-import { hostileCorpus } from './hostile-corpus/cases.js';
+import { testMedia } from '../testkit/media.js';
+import { makeBadMedia } from '../testkit/hostile-corpus/bad-media.js';
+import { hostileCorpus } from '../testkit/hostile-corpus/cases.js';
 
 function main(): void {
   const args = process.argv.slice(2);

@@ -6,9 +6,9 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fetchBlazeFace, rewrittenBlazeFaces } from './models/blazeface.js';
-import { convertAgeGenderNet } from './models/age-gender-net.js';
-import { convertFaceRecognitionNet } from './models/face-recognition-net.js';
+import { fetchBlazeFace, rewrittenBlazeFaces } from '../testkit/models/blazeface.js';
+import { convertAgeGenderNet } from '../testkit/models/age-gender-net.js';
+import { convertFaceRecognitionNet } from '../testkit/models/face-recognition-net.js';
 
 export interface PreparedModel {
   file: string;

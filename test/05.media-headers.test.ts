@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { readMp4VideoHeader } from '../lib/video/mp4-header.js';
 import { probeMedia } from '../lib/video/probe.js';
-import { FOOTAGE, testMedia } from './helpers/media.js';
+import { testMedia } from '../testkit/media.js';
+import { OPENCV_DATA_DIR, VTEST_AVI } from '../testkit/opencv-data.js';
 
 function ffprobe(file: string): { width: number; height: number; frames: number } {
   const out = execFileSync('ffprobe', [
@@ -19,10 +20,10 @@ function ffprobe(file: string): { width: number; height: number; frames: number 
 
 describe('media headers', function () {
   it('reads PNG and JPEG sizes like ffprobe', async () => {
-    const images = fs.readdirSync(FOOTAGE).filter((f) => /\.(png|jpe?g)$/i.test(f)).slice(0, 40);
+    const images = fs.readdirSync(OPENCV_DATA_DIR).filter((f) => /\.(png|jpe?g)$/i.test(f)).slice(0, 40);
     expect(images.length).to.be.above(20);
     for (const name of images) {
-      const file = path.join(FOOTAGE, name);
+      const file = path.join(OPENCV_DATA_DIR, name);
       const header = await readImageHeader(file);
       const probed = ffprobe(file);
       expect(header, name).to.not.equal(null);
@@ -41,7 +42,7 @@ describe('media headers', function () {
   });
 
   it('leaves other containers to ffprobe and refuses what nothing can read', async () => {
-    const avi = path.join(FOOTAGE, 'vtest.avi');
+    const avi = VTEST_AVI;
     expect(await readMp4VideoHeader(avi)).to.equal(null);
     expect(await probeMedia(avi)).to.deep.include({ kind: 'video', width: 768, height: 576, frames: 795 });
     const media = testMedia();

@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { api, startTestService, tempDataDir, USER, type TestService } from './helpers/service.js';
+import { api, startTestService, tempDataDir, USER, type TestService } from '../testkit/service.js';
 
 describe('authentication', function () {
   let svc: TestService;

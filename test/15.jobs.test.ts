@@ -8,7 +8,7 @@ import { JobQueue } from '../lib/jobs/queue.js';
 import { JobStore } from '../lib/jobs/store.js';
 import { WorkerPool } from '../lib/jobs/worker-pool.js';
 import { DiskFullError } from '../lib/jobs/errors.js';
-import { tempDataDir } from './helpers/service.js';
+import { tempDataDir } from '../testkit/service.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
 

@@ -1,8 +1,8 @@
 // /kamcheck over real HTTP: envelopes, statuses and error codes as the seed and SPEC say.
 import fs from 'node:fs';
 import { expect } from 'chai';
-import { api, form, startTestService, waitComplete, type TestService } from './helpers/service.js';
-import { testMedia, type TestMedia } from './helpers/media.js';
+import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
+import { testMedia, type TestMedia } from '../testkit/media.js';
 
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const CAUSES = ['blur', 'moved', 'masked', 'exposure', 'frozen', 'black'];

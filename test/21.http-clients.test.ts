@@ -7,11 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestService } from './helpers/service.js';
-import { testMedia, type TestMedia } from './helpers/media.js';
+import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestService } from '../testkit/service.js';
+import { testMedia, type TestMedia } from '../testkit/media.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { SERVER_HEADER } from '../lib/version.js';
-import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../scripts/facelog-fixtures/truth.js';
+import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../testkit/facelog-fixtures/truth.js';
 
 /** A face-log test video by scenario (make fixtures generates them). */
 function facelogFixture(scenario: string): string {

@@ -2,8 +2,8 @@
 // runs twice, and a killed worker costs no job.
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
-import { api, form, spawnService, tempDataDir, waitComplete, AUTH } from './helpers/service.js';
-import { testMedia, type TestMedia } from './helpers/media.js';
+import { api, form, spawnService, tempDataDir, waitComplete, AUTH } from '../testkit/service.js';
+import { testMedia, type TestMedia } from '../testkit/media.js';
 
 const JOBS = 8;
 

@@ -12,8 +12,8 @@ import { analyseTamper, TamperCauses } from '../lib/kamcheck/analyse.js';
 import { runKamcheck } from '../lib/kamcheck/run.js';
 import { AnalyticError } from '../lib/jobs/errors.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
-import { BENIGN_KINDS, DEFAULT_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS, TamperKind } from '../scripts/kamcheck-fixtures/manifest.js';
-import { generateFixtureSet, readManifest } from '../scripts/kamcheck-fixtures/generate.js';
+import { BENIGN_KINDS, DEFAULT_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS, TamperKind } from '../testkit/kamcheck-fixtures/manifest.js';
+import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
 
 const FIXTURES = process.env.KAMCHECK_FIXTURES ?? DEFAULT_FIXTURE_DIR;
 

@@ -25,10 +25,11 @@ import {
 } from '../lib/facelog/appearance/descriptor.js';
 import { createGenderClassifier, GENDER_CROP, GENDER_FILE, GENDER_INPUT_SIZE } from '../lib/facelog/gender/classifier.js';
 import type { FaceDetection, FaceLandmarks } from '../lib/facelog/types.js';
-import { attr, OnnxGraph, ProtoWriter } from '../scripts/models/onnx-writer.js';
-import { readTfjsWeights } from '../scripts/models/tfjs-weights.js';
-import { tfWindow } from '../scripts/models/tfjs-ops.js';
-import { FACE_API_MODEL_DIR } from '../scripts/models/face-api-package.js';
+import { lowerRankQuantile } from '../lib/stats.js';
+import { attr, OnnxGraph, ProtoWriter } from '../testkit/models/onnx-writer.js';
+import { readTfjsWeights } from '../testkit/models/tfjs-weights.js';
+import { tfWindow } from '../testkit/models/tfjs-ops.js';
+import { FACE_API_MODEL_DIR } from '../testkit/models/face-api-package.js';
 import { faceApiReference, type Box, type FaceApiReference, type Point, type ReferenceFace } from './helpers/face-api-reference.js';
 
 const MODEL_DIR = path.resolve('native-models');
@@ -153,18 +154,13 @@ function maxAbsDifference(a: ArrayLike<number>, b: ArrayLike<number>): number {
   return max;
 }
 
-function quantile(values: number[], q: number): number {
-  const sorted = [...values].sort((x, y) => x - y);
-  return sorted[Math.floor(q * (sorted.length - 1))];
-}
-
 function bytesOf(write: (w: ProtoWriter) => void): number[] {
   const w = new ProtoWriter();
   write(w);
   return Array.from(w.finish());
 }
 
-describe('ONNX writer (scripts/models/onnx-writer.ts)', function () {
+describe('ONNX writer (testkit/models/onnx-writer.ts)', function () {
   it('encodes protobuf fields as the wire format defines', function () {
     expect(bytesOf((w) => w.int64(1, 300))).to.deep.equal([0x08, 0xac, 0x02]);
     // int64 -1: ten bytes of 64-bit two's complement.
@@ -446,7 +442,7 @@ describe('converted face-api nets against the original', function () {
       const nearestOther = Math.min(...others.map((d) => descriptorDistance(him[i], d)));
       expect(nearestOwn, `face ${i}`).to.be.below(nearestOther);
     }
-    const report = `same person ${quantile(same, 0.5).toFixed(3)} (max ${Math.max(...same).toFixed(3)}), different ${quantile(different, 0.5).toFixed(3)} (min ${Math.min(...different).toFixed(3)})`;
+    const report = `same person ${lowerRankQuantile(same, 0.5).toFixed(3)} (max ${Math.max(...same).toFixed(3)}), different ${lowerRankQuantile(different, 0.5).toFixed(3)} (min ${Math.min(...different).toFixed(3)})`;
     // face-api's threshold separates them: every pair of his photos below it, nearly every other
     // pair above. Measured: his 45 pairs median 0.41, max 0.49; his 140 pairs with the others median
     // 0.76, min 0.58, 2 below 0.6.

@@ -11,7 +11,7 @@ import { FRAMES_AHEAD, readFrames } from '../lib/video/frame-reader.js';
 import { VideoEncoder } from '../lib/video/video-encoder.js';
 import { YuvFrame } from '../lib/video/yuv-frame.js';
 import { drawTracks } from '../lib/facelog/output/overlay.js';
-import { VTEST } from './helpers/face-composites.js';
+import { VTEST_AVI } from '../testkit/opencv-data.js';
 
 /** Frame `index` of `file` at width x height, converted to BGR by ffmpeg. */
 function ffmpegBgr(file: string, index: number, width: number, height: number): cv.Mat {
@@ -38,8 +38,8 @@ const meanAbsDiff = (a: cv.Mat, b: cv.Mat) => {
 
 describe('I420 frames', () => {
   it('convert to the BGR that ffmpeg gives, whole and by region, and their luma is grey', async () => {
-    const frame = await frameAt(VTEST, 40, 768, 576);
-    const reference = ffmpegBgr(VTEST, 40, 768, 576);
+    const frame = await frameAt(VTEST_AVI, 40, 768, 576);
+    const reference = ffmpegBgr(VTEST_AVI, 40, 768, 576);
     expect(meanAbsDiff(frame.bgr(), reference)).to.be.below(2);
     const rect = new cv.Rect(100, 150, 300, 200);
     // Same size, and halved (as the trackers' pyramid levels take it).
@@ -53,7 +53,7 @@ describe('I420 frames', () => {
   });
 
   it('decodes ahead while the main thread is busy in a long synchronous call (the pipe thread)', async () => {
-    const source = readFrames(VTEST, { width: 768, height: 576 });
+    const source = readFrames(VTEST_AVI, { width: 768, height: 576 });
     const frames = source.frames();
     await frames.next();
     // As a detector run does; a frame is 663 KB, ten times what a pipe holds.
@@ -66,16 +66,16 @@ describe('I420 frames', () => {
   });
 
   it('an odd-sized video gets even frames with its picture in the top-left corner', async () => {
-    const frame = await frameAt(VTEST, 0, 321, 241);
+    const frame = await frameAt(VTEST_AVI, 0, 321, 241);
     expect([frame.width, frame.height]).to.deep.equal([322, 242]);
-    const reference = ffmpegBgr(VTEST, 0, 321, 241);
+    const reference = ffmpegBgr(VTEST_AVI, 0, 321, 241);
     expect(meanAbsDiff(frame.bgr().getRegion(new cv.Rect(0, 0, 321, 241)), reference)).to.be.below(3);
   });
 
   it('the overlay draws each box and number in its colour into the frame, and H.264 keeps it', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-overlay-'));
     try {
-      const frame = await frameAt(VTEST, 10, 768, 576);
+      const frame = await frameAt(VTEST_AVI, 10, 768, 576);
       const before = frame.bgr().copy();
       frame.release();
       drawTracks(frame, [{ track: 1, box: { x: 200, y: 150, width: 120, height: 130 } }]);

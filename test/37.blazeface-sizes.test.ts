@@ -1,5 +1,5 @@
 // BlazeFace as the detector runs it: the package's ONNX rewritten for NCHW inputs of 128, 192 and
-// 256 px (scripts/models/rewrite-blazeface.ts), checked against the package model on real faces,
+// 256 px (testkit/models/rewrite-blazeface.ts), checked against the package model on real faces,
 // and the tile planner's use of them (small tiles around small regions and tracked faces).
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
@@ -12,12 +12,12 @@ import { LOST_FACE_MARGIN, planTiles, TRACKED_FACE_MARGIN } from '../lib/facelog
 import type { RawFace } from '../lib/facelog/detect/decode.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { Box } from '../lib/facelog/types.js';
-import { readFields, writeFields } from '../scripts/models/proto-fields.js';
-import { rewriteBlazeFace } from '../scripts/models/rewrite-blazeface.js';
-import { BLAZEFACE_FILE } from '../scripts/models/blazeface.js';
+import { readFields, writeFields } from '../testkit/models/proto-fields.js';
+import { rewriteBlazeFace } from '../testkit/models/rewrite-blazeface.js';
+import { BLAZEFACE_FILE } from '../testkit/models/blazeface.js';
 import { generateAnchors } from '../lib/facelog/detect/anchors.js';
 import { decodeFaces, REGRESSOR_VALUES } from '../lib/facelog/detect/decode.js';
-import { FACE_API_SAMPLES, locateFaces, menOfFaceMatchGrid, pasteFace, vtestFrames, type SourceFace } from './helpers/face-composites.js';
+import { FACE_API_SAMPLES, locateFaces, menOfFaceMatchGrid, pasteFace, vtestFrames, type SourceFace } from '../testkit/face-composites.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 
 const MODEL_DIR = path.resolve('native-models');

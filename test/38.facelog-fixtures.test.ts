@@ -1,5 +1,5 @@
 // The face-log fixture generator (scripts/make-facelog-fixtures.ts) and the sighting scorer
-// (scripts/facelog-fixtures/score.ts): the generated test set decodes as its truth says, the truth
+// (testkit/facelog-fixtures/score.ts): the generated test set decodes as its truth says, the truth
 // describes what is in the pictures, and the scorer counts matches, duplicates and genders right.
 //
 // Fixtures: node build/scripts/make-facelog-fixtures.js --set test test/fixtures/generated/facelog
@@ -9,13 +9,14 @@ import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
-import { generateFacelogSet } from '../scripts/facelog-fixtures/generate.js';
-import { loadFaceList } from '../scripts/facelog-fixtures/faces.js';
-import { REAPPEAR_MIN_GAP_FRAMES } from '../scripts/facelog-fixtures/scenarios.js';
-import { combineScores, intervalIoU, scoreSightings, type TruthInterval } from '../scripts/facelog-fixtures/score.js';
+import { iou } from '../lib/facelog/geometry.js';
+import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
+import { loadFaceList } from '../testkit/facelog-fixtures/faces.js';
+import { REAPPEAR_MIN_GAP_FRAMES } from '../testkit/facelog-fixtures/scenarios.js';
+import { combineScores, intervalIoU, scoreSightings, type TruthInterval } from '../testkit/facelog-fixtures/score.js';
 import {
   DEFAULT_FACELOG_FIXTURE_DIR, readFacelogManifest, readTruth, SCENARIOS, type FacelogManifest, type FacelogTruth, type TruthFaceBox,
-} from '../scripts/facelog-fixtures/truth.js';
+} from '../testkit/facelog-fixtures/truth.js';
 
 const FIXTURES = process.env.FACELOG_FIXTURES ?? DEFAULT_FACELOG_FIXTURE_DIR;
 
@@ -26,12 +27,6 @@ function probe(file: string): { width: number; height: number; frames: number } 
   const s = JSON.parse(out).streams[0];
   return { width: s.width, height: s.height, frames: Number(s.nb_read_frames) };
 }
-
-const iou = (a: { x: number; y: number; width: number; height: number }, b: { x: number; y: number; width: number; height: number }) => {
-  const w = Math.max(0, Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x));
-  const h = Math.max(0, Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y));
-  return (w * h) / (a.width * a.height + b.width * b.height - w * h);
-};
 
 describe('face-log fixture generator: the test set', function () {
   this.timeout(180_000);

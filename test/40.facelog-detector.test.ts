@@ -19,7 +19,7 @@ import {
   pasteFaces,
   vtestFrames,
   type SourceFace,
-} from './helpers/face-composites.js';
+} from '../testkit/face-composites.js';
 
 const MODEL_DIR = fileURLToPath(new URL('../../native-models/', import.meta.url));
 /** A pasted face counts as found by a detection overlapping it this much. */

@@ -12,7 +12,7 @@ import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { MODEL_DIR } from '../lib/facelog/models.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { Box, FaceDetection } from '../lib/facelog/types.js';
-import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth, type FacelogTruth } from '../testkit/facelog-fixtures/truth.js';
 
 const face = (x: number, y: number, width: number): FaceDetection => ({ box: { x, y, width, height: width }, score: 0.9 });
 const shifted = (b: Box, dx: number, dy: number, width = b.width): FaceDetection => face(b.x + dx, b.y + dy, width);

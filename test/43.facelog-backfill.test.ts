@@ -12,7 +12,7 @@ import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { MODEL_DIR } from '../lib/facelog/models.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { Box } from '../lib/facelog/types.js';
-import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth, type FacelogTruth } from '../testkit/facelog-fixtures/truth.js';
 
 async function decodeAll(name: string): Promise<{ truth: FacelogTruth; frames: YuvFrame[] }> {
   const truth = readTruth(path.join(DEFAULT_FACELOG_FIXTURE_DIR, `${name}.truth.json`));

@@ -9,7 +9,7 @@ import { faceModels } from '../lib/facelog/models.js';
 import { TrackEvidence, MIN_DESCRIBE_WIDTH } from '../lib/facelog/track-evidence.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { FaceDetection } from '../lib/facelog/types.js';
-import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth } from '../scripts/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth } from '../testkit/facelog-fixtures/truth.js';
 
 describe('face log: evidence kept per track', function () {
   this.timeout(120_000);

@@ -5,10 +5,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { api, form, startTestService, waitComplete, type TestService } from './helpers/service.js';
-import { readFacelogManifest, readTruth, DEFAULT_FACELOG_FIXTURE_DIR, type FacelogTruth } from '../scripts/facelog-fixtures/truth.js';
-import { placeAgreement, scoreSightings } from '../scripts/facelog-fixtures/score.js';
-import { parseFaceLogXml, sightingFaces } from '../scripts/facelog-fixtures/read-xml.js';
+import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
+import { readFacelogManifest, readTruth, DEFAULT_FACELOG_FIXTURE_DIR, type FacelogTruth } from '../testkit/facelog-fixtures/truth.js';
+import { placeAgreement, scoreSightings } from '../testkit/facelog-fixtures/score.js';
+import { parseFaceLogXml, sightingFaces } from '../testkit/facelog-fixtures/read-xml.js';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { iou } from '../lib/facelog/geometry.js';
 

@@ -1,7 +1,7 @@
 // GET /healthz, GET /metrics and the job_id on every log line about a job.
 import { expect } from 'chai';
-import { api, form, startTestService, waitComplete, type TestService } from './helpers/service.js';
-import { testMedia, type TestMedia } from './helpers/media.js';
+import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
+import { testMedia, type TestMedia } from '../testkit/media.js';
 
 const MiB = 1024 * 1024;
 

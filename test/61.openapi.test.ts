@@ -1,6 +1,6 @@
 // The OpenAPI document: served as it is in the repository, a valid OpenAPI 3.1 document, covering
 // every route of the app and the contract's names, and strict enough that the response check
-// every test request goes through (helpers/openapi-check.ts) catches drift.
+// every test request goes through (testkit/openapi-check.ts) catches drift.
 import fs from 'node:fs';
 import type Router from '@koa/router';
 import { expect } from 'chai';
@@ -8,8 +8,8 @@ import { pino } from 'pino';
 import { loadConfig } from '../lib/config.js';
 import { createApp } from '../lib/http/app.js';
 import { ResultLinks } from '../lib/http/result-links.js';
-import { api, startTestService, tempDataDir, type TestService } from './helpers/service.js';
-import { checkResponse, OpenApiMismatch, openApiDocument, OPENAPI_PATH, type ReceivedResponse } from './helpers/openapi-check.js';
+import { api, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
+import { checkResponse, OpenApiMismatch, openApiDocument, OPENAPI_PATH, type ReceivedResponse } from '../testkit/openapi-check.js';
 import { openApiProblems } from './helpers/openapi-structure.js';
 
 const JOB = '2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f';
@@ -56,7 +56,7 @@ describe('OpenAPI document', function () {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^application\/json/);
     expect(res.body).to.deep.equal(JSON.parse(fs.readFileSync(OPENAPI_PATH, 'utf8')));
-    const raw = await fetch(`${svc.url}/openapi.json`, { headers: { authorization: (await import('./helpers/service.js')).AUTH } });
+    const raw = await fetch(`${svc.url}/openapi.json`, { headers: { authorization: (await import('../testkit/service.js')).AUTH } });
     expect(Buffer.from(await raw.arrayBuffer()).equals(fs.readFileSync(OPENAPI_PATH))).to.equal(true);
     expect((await api(`${svc.url}/openapi.json`, { auth: null })).status).to.equal(401);
   });

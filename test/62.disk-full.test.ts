@@ -4,8 +4,8 @@
 import fs from 'node:fs';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { AUTH, api, form, startTestService, type TestService } from './helpers/service.js';
-import { testMedia, type TestMedia } from './helpers/media.js';
+import { AUTH, api, form, startTestService, type TestService } from '../testkit/service.js';
+import { testMedia, type TestMedia } from '../testkit/media.js';
 import { checkRaw, httpRequest, rawConnect } from './helpers/raw-http.js';
 
 const MiB = 1024 * 1024;

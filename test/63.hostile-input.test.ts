@@ -1,4 +1,4 @@
-// The bad-input corpus (scripts/hostile-corpus/) against the running service: every request is
+// The bad-input corpus (testkit/hostile-corpus/) against the running service: every request is
 // answered with the SPEC's error envelope and its 4xx (never a 5xx), the service stays up,
 // nothing is written outside DATA_DIR, no upload is left in its tmp folder, no job is created.
 // Valid uploads with hostile file names are accepted and the names are never used as paths.
@@ -6,12 +6,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestService } from './helpers/service.js';
-import { testMedia } from './helpers/media.js';
+import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestService } from '../testkit/service.js';
+import { testMedia } from '../testkit/media.js';
 import { checkRaw, httpRequest, rawConnect, rawRequest } from './helpers/raw-http.js';
-import { makeBadMedia } from '../scripts/hostile-corpus/bad-media.js';
-import { ESCAPE_NAME, hostileCorpus, type HostileCase } from '../scripts/hostile-corpus/cases.js';
-import { multipartType } from '../scripts/hostile-corpus/multipart.js';
+import { makeBadMedia } from '../testkit/hostile-corpus/bad-media.js';
+import { ESCAPE_NAME, hostileCorpus, type HostileCase } from '../testkit/hostile-corpus/cases.js';
+import { multipartType } from '../testkit/hostile-corpus/multipart.js';
 
 const MAX_UPLOAD_MB = 2;
 const MiB = 1024 * 1024;

@@ -4,10 +4,10 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AUTH, api, form, spawnService, tempDataDir, waitComplete } from './helpers/service.js';
-import { testMedia } from './helpers/media.js';
+import { AUTH, api, form, spawnService, tempDataDir, waitComplete } from '../testkit/service.js';
+import { testMedia } from '../testkit/media.js';
 import { httpRequest, rawConnect } from './helpers/raw-http.js';
-import { BOUNDARY, multipartType } from '../scripts/hostile-corpus/multipart.js';
+import { BOUNDARY, multipartType } from '../testkit/hostile-corpus/multipart.js';
 
 const MiB = 1024 * 1024;
 

@@ -6,11 +6,11 @@ import https from 'node:https';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { AUTH, startTestService, tempDataDir, type TestService } from './helpers/service.js';
-import { testMedia } from './helpers/media.js';
-import { checkResponse } from './helpers/openapi-check.js';
+import { AUTH, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
+import { testMedia } from '../testkit/media.js';
+import { checkResponse } from '../testkit/openapi-check.js';
 import { httpRequest, rawConnect, rawRequest } from './helpers/raw-http.js';
-import { multipartBody, multipartType } from '../scripts/hostile-corpus/multipart.js';
+import { multipartBody, multipartType } from '../testkit/hostile-corpus/multipart.js';
 
 /** A self-signed certificate for 127.0.0.1 (EC P-256: quick to make). */
 function selfSigned(dir: string, name = 'server'): { cert: string; key: string } {

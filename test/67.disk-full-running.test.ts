@@ -9,9 +9,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { api, form, startTestService, type TestService } from './helpers/service.js';
-import { testMedia } from './helpers/media.js';
-import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../scripts/facelog-fixtures/truth.js';
+import { api, form, startTestService, type TestService } from '../testkit/service.js';
+import { testMedia } from '../testkit/media.js';
+import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../testkit/facelog-fixtures/truth.js';
 
 const MiB = 1024 * 1024;
 const FIXTURES = DEFAULT_FACELOG_FIXTURE_DIR;

@@ -3,6 +3,7 @@
 // result files come after the last frame (see run.ts). The stages come built (run.ts builds the
 // real ones), so a test can plug a fake into any of them.
 import type { FrameSource } from '../video/frame-reader.js';
+import { fpsOrDefault } from '../video/fps.js';
 import type { VideoEncoder } from '../video/video-encoder.js';
 import type { YuvFrame } from '../video/yuv-frame.js';
 import type { FaceDetector } from './detect/detector.js';
@@ -60,7 +61,7 @@ export async function analyseFrames(
   options: AnalyseOptions,
   progress: (message: string) => void,
 ): Promise<FrameLoopResult> {
-  const fps = options.fps > 0 ? options.fps : 25;
+  const fps = fpsOrDefault(options.fps);
   const detectEvery = options.still ? 1 : Math.max(1, Math.round(fps / DETECTIONS_PER_SECOND));
   const { detector, tracker, motion, scan } = stages;
   const evidence = new Map<Track, TrackEvidence>();

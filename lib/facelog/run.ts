@@ -5,6 +5,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { evenSize, readFrames } from '../video/frame-reader.js';
 import { VideoEncoder } from '../video/video-encoder.js';
+import { fpsOrDefault } from '../video/fps.js';
 import { DecodeError } from '../video/errors.js';
 import { diskFullError } from '../disk-space.js';
 import { partialResultsDir } from '../jobs/retention.js';
@@ -128,7 +129,7 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
       boxAt: (f: number) => t.boxAt(f)?.box,
       descriptors: evidence.get(t)!.descriptors,
     })),
-    { fps: input.fps > 0 ? input.fps : 25, distance: models.distance },
+    { fps: fpsOrDefault(input.fps), distance: models.distance },
   );
   const evidenceOf = (t: Track) => evidence.get(t)!;
   // A weak sighting (a few low-score detections: a back of a head, a face-like pattern) is not

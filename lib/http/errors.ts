@@ -1,6 +1,8 @@
 // Errors that become HTTP responses. Each has a stable snake_case code; the one error handler
 // (app.ts) turns them into the SPEC's error envelope.
 
+import { formatBytes } from '../bytes.js';
+
 export class ApiError extends Error {
   /** Safe to show: the message reaches the client. */
   readonly expose = true;
@@ -53,8 +55,3 @@ export const insufficientStorage = (free: number, floor: number, incoming = 0) =
 
 export const busy = (retryAfterSeconds: number) =>
   new ApiError(503, 'busy', 'the job queue is full; retry later', { 'Retry-After': String(retryAfterSeconds) });
-
-export function formatBytes(bytes: number): string {
-  const mib = bytes / (1024 * 1024);
-  return mib >= 1 ? `${+mib.toFixed(1)} MiB` : `${bytes} bytes`;
-}

@@ -1,7 +1,7 @@
 // Cause "black": no picture at all (signal lost, lens capped, lights out with no IR). Measurement:
 // the brightness of the clip's brightest 1% (99th percentile grey level, median over frames). An
 // under-exposed picture still has highlights; a black one has none.
-import { median } from './cells.js';
+import { median } from '../stats.js';
 import { LumaStats } from './exposure.js';
 
 export interface BlackMeasurement {

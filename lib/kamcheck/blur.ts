@@ -7,7 +7,8 @@
 // 320x240 clip (3.9) better than a median of per-cell ratios (4.4-4.8 vs 3.6), because compression
 // keeps the strong edges that dominate the sums while defocus softens them too.
 import cv from '../video/opencv.js';
-import { CELL_COUNT, cellMeans, cellMoments, median } from './cells.js';
+import { median } from '../stats.js';
+import { CELL_COUNT, cellMeans, cellMoments } from './cells.js';
 
 /** Grey-level variance added per cell so that nearly flat cells (noise only) do not dominate. */
 const VARIANCE_FLOOR = 4;

@@ -81,16 +81,3 @@ export function cellMoments(m: cv.Mat): { mean: Float32Array; variance: Float32A
   return { mean, variance };
 }
 
-export function median(values: ArrayLike<number>): number {
-  return quantile(values, 0.5);
-}
-
-/** Linear-interpolated quantile of the finite values; NaN when there are none. */
-export function quantile(values: ArrayLike<number>, q: number): number {
-  const v = Array.from(values).filter(Number.isFinite).sort((a, b) => a - b);
-  if (v.length === 0) return NaN;
-  const pos = (v.length - 1) * q;
-  const lo = Math.floor(pos);
-  const hi = Math.ceil(pos);
-  return v[lo] + (v[hi] - v[lo]) * (pos - lo);
-}

@@ -4,7 +4,7 @@
 // saturated white or crushed black, median over frames. A camera's normal gain changes stay
 // within about +-0.75 stop and roll highlights off rather than clipping them.
 import cv from '../video/opencv.js';
-import { median } from './cells.js';
+import { median } from '../stats.js';
 
 /** Grey level at or above which a working-size pixel is saturated. */
 export const SATURATED_LEVEL = 250;

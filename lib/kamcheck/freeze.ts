@@ -18,6 +18,7 @@
 // changed 0.021 of its pixels between spread frames (x264 keeps refining the repeated picture),
 // a motionless live still at 1280x720, CRF 21, noise sigma 1.2, only 0.012.
 import cv from '../video/opencv.js';
+import { nearestRankQuantile } from '../stats.js';
 
 /** Grey levels: a working pixel changed when it moved more than this (codec refinements of a repeated frame stay below). */
 export const FREEZE_PIXEL_DELTA = 2;
@@ -39,6 +40,5 @@ export function measureFreeze(frames8: cv.Mat[]): FreezeMeasurement {
     changed.push(diff.countNonZero() / (diff.rows * diff.cols));
   }
   const still = changed.filter((c) => c < FREEZE_PAIR_MAX_CHANGED).length;
-  const sorted = [...changed].sort((a, b) => a - b);
-  return { stillPairs: still / changed.length, medianChanged: sorted[Math.floor(sorted.length / 2)] };
+  return { stillPairs: still / changed.length, medianChanged: nearestRankQuantile(changed, 0.5) };
 }

@@ -14,7 +14,8 @@
 // and shadow edges are scattered cells. Both pictures are low-passed first so that sensor noise
 // and defocus leave real structure correlated.
 import cv from '../video/opencv.js';
-import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, median, WorkingPicture } from './cells.js';
+import { median } from '../stats.js';
+import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, WorkingPicture } from './cells.js';
 
 /** 1.5 px at 320: low-pass before comparing; with it the 'noise' bench cases (sigma 6-12) cover at most 0.063 of the view. */
 export const MASK_LOWPASS_SIGMA = 1.5;

@@ -5,7 +5,8 @@
 // compensate the shift before the other causes compare cells, so a moved camera does not also
 // look masked or blurred.
 import cv from '../video/opencv.js';
-import { CELL_COUNT, GRID_COLS, GRID_ROWS, median, WorkingSize } from './cells.js';
+import { median } from '../stats.js';
+import { CELL_COUNT, GRID_COLS, GRID_ROWS, WorkingSize } from './cells.js';
 
 /** Frames matched against the reference (first, middle, last): people move, the background does not. */
 export const SHIFT_SAMPLE_FRAMES = 3;

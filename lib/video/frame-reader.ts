@@ -6,6 +6,7 @@ import { openPipeStream } from './pipe-thread.js';
 import type { PipeEvent } from './pipe-messages.js';
 import { YuvFrame } from './yuv-frame.js';
 import { DecodeError } from './errors.js';
+import { firstStderrLine } from './ffmpeg-stderr.js';
 
 /**
  * Frames the decoder may run ahead of the analysis: enough to cover a detector run (tens of ms,
@@ -85,7 +86,7 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
         exited = true;
         finished = true;
         if (event.error) throw new DecodeError(`ffmpeg cannot be started: ${event.error.message}`);
-        if (event.code !== 0) decodeError = firstLine(event.stderr) || `ffmpeg exited with code ${event.code}`;
+        if (event.code !== 0) decodeError = firstStderrLine(event.stderr) || `ffmpeg exited with code ${event.code}`;
         return;
       }
     } finally {
@@ -114,9 +115,4 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
 /** The size rounded up to even numbers. */
 export function evenSize(width: number, height: number): { width: number; height: number } {
   return { width: width + (width % 2), height: height + (height % 2) };
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim()) ?? '';
-  return line.replace(/^\[[^\]]*\]\s*/, '').replace(/^\S*\/\S*:\s*/, '').trim();
 }

@@ -3,6 +3,7 @@
 // event loop never decodes media. Nothing decodes every frame (the worker does, and fails the
 // job if the data is corrupt).
 import { execFile } from 'node:child_process';
+import { firstStderrLine } from './ffmpeg-stderr.js';
 import { readImageHeader } from './image-header.js';
 import { readMp4VideoHeader } from './mp4-header.js';
 
@@ -68,7 +69,7 @@ async function readMediaInfo(file: string): Promise<MediaInfo> {
   try {
     stdout = await run('ffprobe', args);
   } catch (err) {
-    throw new MediaProbeError(firstLine((err as Error).message) || 'not a readable video or image');
+    throw new MediaProbeError(firstStderrLine((err as Error).message) || 'not a readable video or image');
   }
   const parsed = JSON.parse(stdout) as {
     streams?: { codec_name?: string; width?: number; height?: number; nb_read_packets?: string; avg_frame_rate?: string; r_frame_rate?: string }[];
@@ -105,13 +106,4 @@ function rate(text: string | undefined): number {
   const [num, den] = text.split('/').map(Number);
   const value = den ? num / den : num;
   return Number.isFinite(value) ? value : 0;
-}
-
-function firstLine(text: string): string {
-  const line = text.split('\n').find((l) => l.trim()) ?? '';
-  // ffprobe prefixes its demuxer's address and the file path; clients need neither.
-  return line
-    .replace(/^\[[^\]]*\]\s*/, '')
-    .replace(/^\S*\/\S*:\s*/, '')
-    .trim();
 }

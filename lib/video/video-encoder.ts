@@ -5,6 +5,7 @@
 import { openPipeStream, type PipeStream } from './pipe-thread.js';
 import type { PipeEvent } from './pipe-messages.js';
 import type { YuvFrame } from './yuv-frame.js';
+import { fpsOrDefault } from './fps.js';
 
 export interface VideoEncoderOptions {
   /** Frame size; even (4:2:0). */
@@ -23,6 +24,9 @@ const X264_PRESET = 'ultrafast';
 /** Constant quality; 28 keeps drawn boxes and numbers crisp. */
 const X264_CRF = '28';
 
+/** A rate above this is taken for a misread one: the overlay is then written at DEFAULT_FPS. */
+const MAX_ENCODE_FPS = 240;
+
 /** Frames handed to the pipe thread and not yet in ffmpeg's pipe before write() waits. */
 const MAX_QUEUED_FRAMES = 4;
 
@@ -38,7 +42,7 @@ export class VideoEncoder {
     private readonly options: VideoEncoderOptions,
   ) {
     const { width, height } = options;
-    const fps = options.fps > 0 && options.fps <= 240 ? options.fps : 25;
+    const fps = fpsOrDefault(options.fps, MAX_ENCODE_FPS);
     const args = [
       '-v', 'error', '-y',
       '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',

@@ -3,7 +3,7 @@
 // "REQUIRED"), then what a schema cannot say: every $ref resolves, every path template's
 // parameters are declared, operationIds are unique, security requirements and tags name
 // declared ones, and every schema in the document is itself valid JSON Schema 2020-12.
-import { openApiAjv } from './openapi-check.js';
+import { openApiAjv } from '../../testkit/openapi-check.js';
 
 type Json = Record<string, any>;
 

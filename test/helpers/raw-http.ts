@@ -3,7 +3,7 @@
 // Responses are parsed by hand and, like api()'s, checked against the OpenAPI document.
 import net from 'node:net';
 import tls from 'node:tls';
-import { checkResponse } from './openapi-check.js';
+import { checkResponse } from '../../testkit/openapi-check.js';
 
 export interface RawResponse {
   status: number;

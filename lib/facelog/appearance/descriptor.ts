@@ -1,5 +1,5 @@
 // Face descriptors for telling people apart: face-api's FaceRecognitionNet (128-d, after dlib's
-// ResNet face descriptor), converted to ONNX by scripts/models/face-recognition-net.ts.
+// ResNet face descriptor), converted to ONNX by testkit/models/face-recognition-net.ts.
 //
 // Crop: face-api's own (FaceLandmarks.alignDlib, used by withFaceDescriptors): a square of side
 // eye-to-mouth distance / 0.45 with the centroid of eyes and mouth at 0.5 of its width and 0.43 of

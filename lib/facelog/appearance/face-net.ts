@@ -1,4 +1,4 @@
-// One of the converted face-api nets (native-models/, see scripts/models/) loaded in OpenCV DNN.
+// One of the converted face-api nets (native-models/, see testkit/models/) loaded in OpenCV DNN.
 // Both take a square crop as [1, 3, size, size] RGB planes of 0..255: their normalisation is inside
 // the model, so the blob is the crop as it is.
 import { existsSync } from 'node:fs';

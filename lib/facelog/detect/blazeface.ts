@@ -2,7 +2,7 @@
 // tiles of a scale pyramid chosen from min_size (tiles.ts), each tile is one forward pass, and the
 // faces of all tiles are merged with MediaPipe's weighted NMS. Tiles are 256 px (the package's
 // model) or smaller where a region allows (128 and 192: the same network rewritten for a smaller
-// input by scripts/models/rewrite-blazeface.ts; one net per side).
+// input by testkit/models/rewrite-blazeface.ts; one net per side).
 //
 // Forward-pass costs: tiles.ts, tileCost. Batching tiles saves under 10% a tile (measured with a
 // batch-4 rewrite of the graph), so it is not done.

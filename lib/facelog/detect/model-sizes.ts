@@ -1,5 +1,5 @@
 // The input sides BlazeFace runs at. The package ships the back-camera model for 256x256; the
-// model preparation (scripts/models/rewrite-blazeface.ts) rewrites the same network for NCHW
+// model preparation (testkit/models/rewrite-blazeface.ts) rewrites the same network for NCHW
 // inputs of each side, so that a small region of the frame need not pay for a whole 256 tile: a
 // forward pass costs about in proportion to the input's area (the measured times: tiles.ts,
 // tileCost).

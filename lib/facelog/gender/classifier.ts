@@ -1,5 +1,5 @@
 // Gender of a face: face-api's AgeGenderNet (TinyXception), converted to ONNX by
-// scripts/models/age-gender-net.ts; only its gender output is used.
+// testkit/models/age-gender-net.ts; only its gender output is used.
 //
 // Crop: face-api's age/gender path takes the 68 landmarks' bounding box grown by 10% on each side
 // (FaceLandmarks.align()), pads it to a square with black and resizes to 112 px. That box is

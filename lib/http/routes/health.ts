@@ -6,6 +6,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ServiceDeps } from '../app.js';
+import { wholeMib } from '../../bytes.js';
 import { errorBody } from '../errors.js';
 
 export interface HealthReport {
@@ -57,7 +58,7 @@ export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise
     problems.push('the free disk space of the data directory cannot be read');
   }
   const aboveFloor = free >= deps.storage.minFreeBytes;
-  if (!aboveFloor) problems.push(`free disk space is below MIN_FREE_DISK_MB (${mib(free)} MiB free, ${mib(deps.storage.minFreeBytes)} MiB required)`);
+  if (!aboveFloor) problems.push(`free disk space is below MIN_FREE_DISK_MB (${wholeMib(free)} MiB free, ${wholeMib(deps.storage.minFreeBytes)} MiB required)`);
   const outOfSpace = deps.storage.recentOutOfSpace();
   if (outOfSpace) {
     const ago = Math.round((Date.now() - outOfSpace.at) / 1000);
@@ -78,8 +79,4 @@ export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise
     },
   };
   return { report, problems };
-}
-
-function mib(bytes: number): number {
-  return Math.floor(bytes / (1024 * 1024));
 }

@@ -3,8 +3,8 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { OPENCV_DATA_DIR, VTEST_AVI } from './opencv-data.js';
 
-export const FOOTAGE = '/usr/share/doc/opencv-doc/examples/data';
 export const MEDIA_DIR = path.resolve('test/fixtures/generated/http');
 
 export interface TestMedia {
@@ -34,7 +34,7 @@ function ffmpeg(args: string[]): void {
 export function testMedia(): TestMedia {
   fs.mkdirSync(MEDIA_DIR, { recursive: true });
   const f = (name: string) => path.join(MEDIA_DIR, name);
-  const vtest = path.join(FOOTAGE, 'vtest.avi');
+  const vtest = VTEST_AVI;
   const media: TestMedia = {
     clip: f('clip20.mp4'),
     reference: f('reference.png'),
@@ -63,6 +63,6 @@ export function testMedia(): TestMedia {
     fs.writeFileSync(media.truncated, fs.readFileSync(whole).subarray(0, 3000));
   });
   make(media.textAsVideo, () => fs.writeFileSync(media.textAsVideo, 'this is not a video\n'.repeat(50)));
-  make(media.jpeg, () => ffmpeg(['-i', path.join(FOOTAGE, 'building.jpg'), '-vf', 'scale=320:240', media.jpeg]));
+  make(media.jpeg, () => ffmpeg(['-i', path.join(OPENCV_DATA_DIR, 'building.jpg'), '-vf', 'scale=320:240', media.jpeg]));
   return media;
 }

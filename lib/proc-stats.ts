@@ -1,4 +1,5 @@
-// What Linux's /proc says about a process, for the benchmarks that watch the service's memory.
+// What Linux's /proc says about a process: the service's memory metrics and the benchmarks that
+// watch its processes read it here.
 // Every reader answers 0, '' or [] once the process has gone.
 import fs from 'node:fs';
 

@@ -2,10 +2,9 @@
 // stills made live with sensor noise and synthetic walkers; and how a camera "view" of a source is
 // rendered at the output resolution (crop + rotation, so a moved camera shows no black borders).
 import cv from '../../lib/video/opencv.js';
+import { OPENCV_DATA_DIR, VTEST_AVI } from '../opencv-data.js';
 import { Prng } from './prng.js';
 
-export const FOOTAGE_DIR = '/usr/share/doc/opencv-doc/examples/data';
-export const VTEST = 'vtest.avi';
 export const VTEST_FRAMES = 795;
 /** Frames of vtest.avi with the fewest pedestrians (foreground ~0.6-1% of pixels vs 2-4% elsewhere). */
 export const VTEST_QUIET = [395, 425] as const;
@@ -21,7 +20,7 @@ const imageCache = new Map<string, cv.Mat>();
 export function loadStill(name: string): cv.Mat {
   let img = imageCache.get(name);
   if (!img) {
-    img = cv.imread(`${FOOTAGE_DIR}/${name}`, cv.IMREAD_COLOR);
+    img = cv.imread(`${OPENCV_DATA_DIR}/${name}`, cv.IMREAD_COLOR);
     imageCache.set(name, img);
   }
   return img;
@@ -32,7 +31,7 @@ export function loadVtestFrames(wanted: Set<number>): Map<number, cv.Mat> {
   const frames = new Map<number, cv.Mat>();
   if (wanted.size === 0) return frames;
   const last = Math.max(...wanted);
-  const cap = new cv.VideoCapture(`${FOOTAGE_DIR}/${VTEST}`);
+  const cap = new cv.VideoCapture(VTEST_AVI);
   try {
     for (let i = 0; i <= last; i++) {
       const frame = cap.read();

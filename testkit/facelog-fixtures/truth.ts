@@ -35,7 +35,7 @@ export interface TruthAppearance {
   id: number;
   /** The person (the same identity in two appearances is the same person). */
   identity: string;
-  /** The labelled face picture pasted (an id of scripts/facelog-fixtures/faces.json). */
+  /** The labelled face picture pasted (an id of testkit/facelog-fixtures/faces.json). */
   face: string;
   gender: Gender;
   start_frame: number;

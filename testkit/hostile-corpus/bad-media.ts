@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
-/** The valid media the corpus starts from (test/helpers/media.ts makes them). */
+/** The valid media the corpus starts from (testkit/media.ts makes them). */
 export interface SourceMedia {
   /** 20 frames, 320x240, H.264 MP4. */
   clip: string;

@@ -6,9 +6,9 @@ import { fileURLToPath } from 'node:url';
 import cv from '../../lib/video/opencv.js';
 import type { Gender } from './truth.js';
 
-/** The repository root (this file runs as build/scripts/facelog-fixtures/faces.js). */
+/** The repository root (this file runs as build/testkit/facelog-fixtures/faces.js). */
 export const REPO_ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-export const FACE_LIST = path.join(REPO_ROOT, 'scripts/facelog-fixtures/faces.json');
+export const FACE_LIST = path.join(REPO_ROOT, 'testkit/facelog-fixtures/faces.json');
 
 /** [x, y, width, height] in source pixels. */
 export type Rect = [number, number, number, number];

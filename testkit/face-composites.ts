@@ -3,17 +3,16 @@
 // wide it is are known by construction. Shared by test/40.facelog-detector and the detector bench.
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import cv from '../../lib/video/opencv.js';
-import type { FaceDetector } from '../../lib/facelog/detect/detector.js';
-import { iou } from '../../lib/facelog/geometry.js';
-import type { Box } from '../../lib/facelog/types.js';
+import cv from '../lib/video/opencv.js';
+import type { FaceDetector } from '../lib/facelog/detect/detector.js';
+import { iou } from '../lib/facelog/geometry.js';
+import type { Box } from '../lib/facelog/types.js';
+import { OPENCV_DATA_DIR, VTEST_AVI } from './opencv-data.js';
 
 const require = createRequire(import.meta.url);
 const FACE_API_DIR = path.dirname(require.resolve('@vladmandic/face-api/package.json'));
 // human's package exports no package.json; it sits beside face-api under @vladmandic/.
 const HUMAN_DIR = path.join(path.dirname(FACE_API_DIR), 'human');
-/** Debian's opencv-doc sample data. */
-export const OPENCV_DATA = '/usr/share/doc/opencv-doc/examples/data';
 
 /** face-api's demo photos: groups of women, 1920 px wide, faces 160-260 px. */
 export const FACE_API_SAMPLES = [1, 2, 3, 4, 5, 6].map((i) => path.join(FACE_API_DIR, 'demo', `sample${i}.jpg`));
@@ -21,8 +20,7 @@ export const FACE_API_SAMPLES = [1, 2, 3, 4, 5, 6].map((i) => path.join(FACE_API
 export const FACE_MATCH_GRID = path.join(HUMAN_DIR, 'assets', 'screenshot-facematch.jpg');
 /** The grid's first row of thumbnails (y 270..410 of the 1920x954 image) shows men. */
 const FACE_MATCH_MEN_ROW = { y: 270, height: 140 };
-export const MESSI = path.join(OPENCV_DATA, 'messi5.jpg');
-export const VTEST = path.join(OPENCV_DATA, 'vtest.avi');
+export const MESSI = path.join(OPENCV_DATA_DIR, 'messi5.jpg');
 
 /** A face in a photo, located by the detector at a comfortable scale. */
 export interface SourceFace {
@@ -156,7 +154,7 @@ export function pasteFaces(frame: cv.Mat, placements: Placement[], shift = 0): B
 
 /** Frames `indices` (ascending) of vtest.avi (768x576 outdoor scene, small people), resized. */
 export function vtestFrames(indices: number[], width: number, height: number): cv.Mat[] {
-  const capture = new cv.VideoCapture(VTEST);
+  const capture = new cv.VideoCapture(VTEST_AVI);
   const frames: cv.Mat[] = [];
   try {
     for (let i = 0; i <= Math.max(...indices); i++) {

@@ -2,7 +2,8 @@
 // face log sees a live scene with motion that is not a face. Frames are kept decoded and played
 // back and forth when a fixture is longer than the window.
 import cv from '../../lib/video/opencv.js';
-import { FOOTAGE_DIR, renderView, View, VTEST } from '../kamcheck-fixtures/scenes.js';
+import { VTEST_AVI } from '../opencv-data.js';
+import { renderView, View } from '../kamcheck-fixtures/scenes.js';
 import { Prng } from '../kamcheck-fixtures/prng.js';
 
 /**
@@ -16,7 +17,7 @@ export class Footage {
   private constructor(private readonly frames: cv.Mat[]) {}
 
   static load(count = FOOTAGE_FRAMES): Footage {
-    const cap = new cv.VideoCapture(`${FOOTAGE_DIR}/${VTEST}`);
+    const cap = new cv.VideoCapture(VTEST_AVI);
     const frames: cv.Mat[] = [];
     try {
       while (frames.length < count) {
@@ -27,7 +28,7 @@ export class Footage {
     } finally {
       cap.release();
     }
-    if (frames.length === 0) throw new Error(`cannot read ${FOOTAGE_DIR}/${VTEST} (Debian package opencv-doc)`);
+    if (frames.length === 0) throw new Error(`cannot read ${VTEST_AVI} (Debian package opencv-doc)`);
     return new Footage(frames);
   }
 

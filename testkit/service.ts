@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { loadConfig } from '../../lib/config.js';
-import { startService, type RunningService, type ServiceOptions } from '../../lib/service.js';
+import { loadConfig } from '../lib/config.js';
+import { startService, type RunningService, type ServiceOptions } from '../lib/service.js';
 import { checkResponse } from './openapi-check.js';
 
 export const USER = 'tester';
