@@ -5,10 +5,11 @@
 // found again where it was; texture that happened to look like a face to one cut (a window frame,
 // a dark gap between a wall and a leg) mostly is not.
 //
-// Each view is one forward pass of a small tile around one detection. A view counts as one more
-// detector run of the face: sightings.ts computes a still's confidence from the scores of the
-// views, as it computes a video's from the scores of its detector runs, so the same thresholds
-// (run.ts) apply to both.
+// Each view is one forward pass of a small tile around one detection, and plays the part of a later
+// detector run in a video: a still sighting's confidence is its evidence (stillEvidence, via
+// sightings/sighting.ts), the detector's score held back where the face was not found again, as a
+// video sighting's is held back for few detector runs. run.ts reports a still sighting when that
+// is at least MIN_STILL_EVIDENCE, which keeps every reported confidence >= MIN_SIGHTING_CONFIDENCE.
 import cv from '../../video/opencv.js';
 import { iou } from '../geometry.js';
 import type { Box, FaceDetection } from '../types.js';
