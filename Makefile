@@ -29,6 +29,7 @@ APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc
 TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
+FACELOG_STILLS := test/fixtures/generated/facelog-stills
 
 .PHONY: all run test bench build models fixtures clean distclean
 
@@ -82,7 +83,11 @@ $(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts scripts/fi
 $(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
 	$(NODE) build/scripts/make-facelog-fixtures.js --set test $(FACELOG_FIXTURES)
 
-fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json
+# The two stills of test/47 (faces on a textured picture, texture only; a second or two).
+$(FACELOG_STILLS)/manifest.json: scripts/make-facelog-stills.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
+	$(NODE) build/scripts/make-facelog-stills.js --set test $(FACELOG_STILLS)
+
+fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json $(FACELOG_STILLS)/manifest.json
 
 run: build models
 	$(NODE) build/lib/main.js
@@ -94,13 +99,17 @@ test: build models fixtures
 # first use (about 5 minutes each on 2 cores). The face-log bench set (51 videos) is generated on
 # first use too (8 minutes). The load bench submits a clip cut from the face-log test set. The
 # long-video bench (a 10-minute 1080p face log, about 6 minutes, then 5 minutes of 720p, about 2.5)
-# joins the face-log bench set's videos into its videos on first use (3 minutes each).
+# joins the face-log bench set's videos into its videos on first use (3 minutes each). The stills
+# bench runs 60 stills of the calibration draw (seed 11) and 60 of the held-out draw (seed 12),
+# each generated on first use (10 s), about 1.5 minutes each.
 bench: build models $(FACELOG_FIXTURES)/manifest.json
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
 	$(NODE) build/scripts/bench-kamcheck-service.js
 	$(NODE) build/scripts/bench-facelog-detector.js
 	$(NODE) build/scripts/bench-facelog.js
+	$(NODE) build/scripts/bench-facelog-stills.js --seed 11 test/fixtures/generated/facelog-stills-bench
+	$(NODE) build/scripts/bench-facelog-stills.js --seed 12 test/fixtures/generated/facelog-stills-heldout
 	$(NODE) build/scripts/bench-load.js
 	$(NODE) build/scripts/bench-long-video.js --minutes 10
 	$(NODE) build/scripts/bench-long-video.js --minutes 5 --resolution 1280x720

@@ -13,7 +13,7 @@ import type { FaceDetector } from '../lib/facelog/detect/detector.js';
 import { planCost } from '../lib/facelog/detect/blazeface.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { DetectOptions, FaceDetection } from '../lib/facelog/types.js';
-import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth } from '../scripts/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth } from '../testkit/facelog-fixtures/truth.js';
 
 const face = (x: number, y: number, width: number): FaceDetection => ({ box: { x, y, width, height: width }, score: 0.9 });
 

@@ -14,6 +14,7 @@ import { FramePyramid } from './track/kcf.js';
 import type { FaceTracker } from './track/face-tracker.js';
 import { followBackwards } from './track/backfill.js';
 import { MIN_SIZE_SLACK } from './detect/detector.js';
+import { seeAgain } from './detect/still-evidence.js';
 import type { Track } from './track/track.js';
 import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
 
@@ -105,6 +106,8 @@ export async function analyseFrames(
       const tracked = tracker.liveTracks.map((t) => ({ ...t.lastBox, lost: t.misses > 0, moving: t.extrapolate(index) }));
       const opts = index === 0 ? { minSize: options.minSize } : scan.next(tracked, moved);
       detections = detector.detect(frame.bgr(), opts);
+      // A still has no later frame to confirm a face in: the detector looks again at other views.
+      if (options.still) detections = seeAgain(detector, frame.bgr(), detections);
       detectorTiles += detector.lastTileCount ?? 0;
       detectorCost += detector.lastTileCost ?? 0;
     }

@@ -16,7 +16,8 @@ import { MotionRegions } from './motion/motion-regions.js';
 import { KcfTracker } from './track/tracker.js';
 import { faceModels } from './models.js';
 import { stitchTracks } from './sightings/stitch.js';
-import { bestScores, buildSighting, type Sighting } from './sightings/sighting.js';
+import { bestScores, buildSighting, stillConfidence, type Sighting } from './sightings/sighting.js';
+import { MIN_STILL_EVIDENCE } from './detect/still-evidence.js';
 import { writeThumbnail } from './output/thumbnails.js';
 import { writeFaceXml } from './output/xml.js';
 import type { Track } from './track/track.js';
@@ -38,6 +39,8 @@ export const MIN_SIGHTING_CONFIDENCE = 0.4;
 export const MIN_BEST_SCORES = 0.76;
 /** Detector runs without its face after which a confirmed track ends (about 0.7 s at 5 runs a second). */
 const MAX_MISSES = 4;
+// A still's sighting has one detection: its evidence is the detector's look at other views of the
+// image instead (detect/still-evidence.ts, MIN_STILL_EVIDENCE), and its confidence that evidence.
 
 export interface FaceLogInput {
   jobId: string;
@@ -136,9 +139,9 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
   // reported; its tracks stay in the XML, with no sighting.
   const sightings = groups
     .map((g) => g.map((n) => byNumber.get(n)!))
-    .filter((g) => input.still || bestScores(g) >= MIN_BEST_SCORES)
+    .filter((g) => (input.still ? (stillConfidence(g) ?? 0) >= MIN_STILL_EVIDENCE : bestScores(g) >= MIN_BEST_SCORES))
     .map((g) => buildSighting(g, evidenceOf, input.gender))
-    .filter((s) => input.still || s.confidence >= MIN_SIGHTING_CONFIDENCE)
+    .filter((s) => s.confidence >= MIN_SIGHTING_CONFIDENCE)
     .map((s, i) => ({ ...s, thumbnail: sightingThumbnailFile(input.jobId, i + 1) }));
 
   for (const s of sightings) {

@@ -29,6 +29,8 @@ export interface FaceDetection {
   /** Detector confidence, 0..1. */
   score: number;
   landmarks?: FaceLandmarks;
+  /** A still's detection: the detector's scores of it in the still's other views, 0 where missed (detect/still-evidence.ts). */
+  views?: number[];
 }
 
 /** A tracked face where the detector looks for it again: its last box. */

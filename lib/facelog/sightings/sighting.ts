@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Track } from '../track/track.js';
 import type { TrackEvidence } from '../track-evidence.js';
 import { decideGender } from '../gender/aggregate.js';
+import { stillEvidence } from '../detect/still-evidence.js';
 
 export interface Sighting {
   sighting_id: string;
@@ -33,6 +34,15 @@ export function bestScores(tracks: Track[]): number {
   return top.reduce((s, x) => s + x, 0) / Math.max(1, top.length);
 }
 
+/**
+ * A still's sighting: the best evidence of its detections (detect/still-evidence.ts: the mean score
+ * over the still's views, 0 where a view missed the face); undefined for a video's.
+ */
+export function stillConfidence(tracks: Track[]): number | undefined {
+  const detections = tracks.flatMap((t) => t.detections).filter((d) => d.views);
+  return detections.length ? Math.max(...detections.map(stillEvidence)) : undefined;
+}
+
 export function buildSighting(
   tracks: Track[],
   evidence: (t: Track) => TrackEvidence,
@@ -42,7 +52,8 @@ export function buildSighting(
   const detections = tracks.reduce((n, t) => n + t.detections.length, 0);
   // Confidence: how sure the detector was of the face, discounted for a sighting seen only a
   // few times (a short sighting is more likely a false detection).
-  const confidence = bestScores(tracks) * (1 - Math.exp(-detections / DETECTIONS_FOR_FULL_CONFIDENCE));
+  // A still's: the evidence of its views (each a look of the detector again, as a later frame is).
+  const confidence = stillConfidence(tracks) ?? bestScores(tracks) * (1 - Math.exp(-detections / DETECTIONS_FOR_FULL_CONFIDENCE));
   const gender = genderRequested ? decideGender(tracks.flatMap((t) => evidence(t).genderVotes)) : { gender: '', confidence: -1 };
   return {
     sighting_id: id,
