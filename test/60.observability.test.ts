@@ -165,8 +165,8 @@ describe('observability: health, metrics, logs', function () {
     expect(del.status).to.equal(405);
     expect(del.body.error.code).to.equal('method_not_allowed');
     expect(del.headers.get('allow')).to.contain('POST').and.contain('GET');
-    const get = await api(`${svc.url}/face_log`);
-    expect(get.status).to.equal(405);
-    expect(get.headers.get('allow')).to.equal('POST');
+    const put = await api(`${svc.url}/face_log`, { method: 'PUT' });
+    expect(put.status).to.equal(405);
+    expect(put.headers.get('allow')).to.equal('GET, HEAD, POST');
   });
 });

@@ -61,7 +61,9 @@ export function hostileCorpus(src: SourceMedia, bad: BadMedia, o: CorpusOptions)
   kamcheck('image missing', [video(clip)], 400, 'missing_file');
   kamcheck('no parts at all', [], 400, 'missing_file');
   kamcheck('video as a text field', [field('video', 'clip.mp4'), image(reference)], 400, 'missing_file');
-  kamcheck('file part without a Content-Type (a field)', [{ name: 'video', filename: 'clip.mp4', type: null, data: clip }, image(reference)], 400, 'missing_file');
+  // RFC 7578: a filename makes a part a file, with or without a Content-Type; none makes it a field.
+  kamcheck('file part without a Content-Type (random bytes, still a file)', [{ name: 'video', filename: 'clip.mp4', type: null, data: bad.randomBytes }, image(reference)], 415, 'unsupported_media');
+  kamcheck('part with a Content-Type but no filename (a field)', [{ name: 'video', type: 'video/mp4', data: clip }, image(reference)], 400, 'missing_file');
   kamcheck('video field name with a NUL byte', [{ name: Buffer.from('vid\0eo'), filename: 'clip.mp4', data: clip }, image(reference)], 400, 'missing_file');
   kamcheck('video sent twice', [video(clip), video(clip, 'again.mp4'), image(reference)], 400, 'invalid_parameter');
   kamcheck('image sent twice', [video(clip), image(reference), image(reference, 'again.png')], 400, 'invalid_parameter');
@@ -151,7 +153,8 @@ export function hostileCorpus(src: SourceMedia, bad: BadMedia, o: CorpusOptions)
   path404('broken percent-encoding in a job id', '/kamcheck/%E0%A4%A');
   path404('4000-character job id', `/kamcheck/${'a'.repeat(4000)}`);
   path404('encoded ../ in a face-log job id', '/face_log/..%2F..%2Fcredentials');
-  path404('job id with a slash', '/kamcheck/a/b');
+  path404('job id with two slashes', '/kamcheck/a/b/c');
+  add('paths', 'history page that is not a number', request('GET', '/kamcheck/a/b', [['Authorization', o.auth]]), 400, 'invalid_parameter');
   path404('double slash', '//kamcheck');
   path404('encoded ../ as a result job id', '/results/..%2F..%2Fjobs.sqlite/faces.xml');
   path404('encoded ../ as a result file', '/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/..%2F..%2Fcredentials');
