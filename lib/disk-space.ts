@@ -9,8 +9,8 @@
 //   fails its job the same way (`diskFullError`).
 // The probe is injectable so tests can simulate a full disk without filling one.
 import fs from 'node:fs/promises';
-import { wholeMib } from './bytes.js';
-import { DiskFullError } from './jobs/errors.js';
+import { formatBytes, wholeMib } from './bytes.js';
+import { DiskFullError, ServiceError } from './errors.js';
 
 /** Bytes an unprivileged process may still write on the file system that holds `dir`. */
 export type DiskSpaceProbe = (dir: string) => Promise<number>;
@@ -30,16 +30,20 @@ export const RUNNING_JOB_FLOOR_DIVISOR = 4;
  */
 export const OUT_OF_SPACE_REPORT_MS = 10 * 60 * 1000;
 
-/** Accepting more data would leave less than the configured floor free. */
-export class InsufficientStorageError extends Error {
-  readonly code = 'insufficient_storage';
+/** Accepting more data would leave less than the configured floor free (507; uploads are refused). */
+export class InsufficientStorageError extends ServiceError {
   constructor(
     readonly freeBytes: number,
     readonly minFreeBytes: number,
     readonly incomingBytes: number,
   ) {
-    super(`${freeBytes} bytes free, ${minFreeBytes} must stay free, ${incomingBytes} incoming`);
-    this.name = 'InsufficientStorageError';
+    super(
+      'insufficient_storage',
+      incomingBytes > 0 && freeBytes >= minFreeBytes
+        ? `not enough free disk space for an upload of ${formatBytes(incomingBytes)}: ${formatBytes(freeBytes)} free, of which ${formatBytes(minFreeBytes)} must stay free; retry when old results have been removed`
+        : `the appliance's disk is nearly full (${formatBytes(freeBytes)} free, ${formatBytes(minFreeBytes)} must stay free); uploads are refused until space is freed`,
+      { status: 507, expose: true },
+    );
   }
 }
 
@@ -107,28 +111,14 @@ export class StorageGuard {
 }
 
 /**
- * The DiskFullError that explains `err`, or null: the error (or its cause) is one already, is
- * ENOSPC or SQLITE_FULL, or says "No space left on device" (the strerror text by which ffmpeg
- * reports it; the video encoder passes ffmpeg's reason on instead of the broken pipe).
+ * The DiskFullError that explains `err`, or null: the error (or its cause) is one already, or a
+ * write failed with ENOSPC (files) or SQLITE_FULL (the job database). ffmpeg's own report of a
+ * full disk is read where its stderr is (the video encoder throws a DiskFullError).
  */
 export function diskFullError(err: unknown): DiskFullError | null {
-  if (err instanceof DiskFullError) return err;
-  return saysNoSpace(err) ? writeFailed(err) : null;
-}
-
-/** What the error itself, or its causes, says. */
-function saysNoSpace(err: unknown): boolean {
-  for (let e = err as { code?: unknown; message?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
-    if (e.code === 'ENOSPC' || e.code === 'SQLITE_FULL') return true;
-    if (typeof e.message === 'string' && /no space left on device/i.test(e.message)) return true;
+  for (let e = err as { code?: unknown; cause?: unknown } | undefined, depth = 0; e && depth < 5; e = e.cause as typeof e, depth++) {
+    if (e instanceof DiskFullError) return e;
+    if (e.code === 'ENOSPC' || e.code === 'SQLITE_FULL') return DiskFullError.writeFailed(err);
   }
-  return false;
-}
-
-function writeFailed(cause: unknown): DiskFullError {
-  return new DiskFullError(
-    'the disk of the appliance is full: the results could not be written (no space left on device); ' +
-      'the job was stopped and its partial results removed. Submit it again when space has been freed',
-    { cause },
-  );
+  return null;
 }

@@ -14,12 +14,10 @@ import { JobStore } from './jobs/store.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { PARTIAL_SUFFIX, partialResultsDir, startRetentionSweeper, sweepResults } from './jobs/retention.js';
 import { ResultLinks } from './http/result-links.js';
-import type { JobRecord } from './jobs/store.js';
-import { runners } from './jobs/runners.js';
+import { analytics, servedAnalytics } from './analytics.js';
 import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
 import { ServiceMetrics } from './metrics.js';
 import { answerClientError } from './http/client-error.js';
-import { framesToProcess } from './facelog/frame-range.js';
 
 export interface RunningService {
   url: string;
@@ -67,7 +65,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   pool.start();
   const storage = new StorageGuard(config.dataDir, config.minFreeDiskBytes, options.diskSpace);
   const metrics: ServiceMetrics = new ServiceMetrics({
-    analytics: Object.keys(runners),
+    analytics: analytics.names,
     jobCounts: () => store.countsByState(),
     queueDepth: (): number => queue.depth,
     queueLimit: config.queueLimit,
@@ -83,7 +81,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     concurrency: config.workers,
     limit: config.queueLimit,
     maxAttempts: config.jobMaxAttempts,
-    timeoutMs: (job) => jobTimeoutMs(config, job),
+    analytics,
+    config,
     onFinished: (id) => removeJobFiles(jobsDir, resultsDir, id),
     storage,
     metrics,
@@ -96,6 +95,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const links = ResultLinks.fromDataDir(config.dataDir);
   const app = createApp({
     config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now, pool, storage, metrics,
+    analytics: servedAnalytics,
     credentials: credentials.credentials,
   });
   // HTTPS when TLS_CERT and TLS_KEY are set: Basic credentials must not cross a network in clear.
@@ -164,12 +164,4 @@ function removeStaleJobFolders(jobsDir: string, store: JobStore, logger: Logger)
     if (state) logger.info({ job_id: name }, 'removed the uploads of a finished job');
     else logger.info({ job_id: name }, 'removed the files of an upload that never became a job');
   }
-}
-
-/** Face logs get time in proportion to their frames; tamper checks have one limit. */
-function jobTimeoutMs(config: Config, job: JobRecord): number {
-  if (job.analytic !== 'face_log') return config.kamcheckTimeoutMs;
-  const input = job.input as { frames?: number; startFrame?: number; maxFrames?: number };
-  const frames = framesToProcess({ frames: input.frames ?? 0, startFrame: input.startFrame ?? 0, maxFrames: input.maxFrames ?? 0 });
-  return 60_000 + frames * config.faceLogMsPerFrame;
 }

@@ -350,7 +350,7 @@ class MemorySampler {
   private sample(): void {
     this.lastServiceHwm = Math.max(this.lastServiceHwm, procStatus(this.pid, 'VmHWM'));
     for (const child of procChildren(this.pid)) {
-      if (!procCmdline(child).includes('worker-process')) continue;
+      if (!procCmdline(child).includes('lib/worker.js')) continue;
       this.workerPeak = Math.max(this.workerPeak, procStatus(child, 'VmHWM'), procStatus(child, 'VmRSS'));
     }
   }

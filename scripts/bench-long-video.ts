@@ -165,7 +165,7 @@ class TreeMemory {
 
 function kindOf(pid: number): Kind {
   const cmd = procCmdline(pid);
-  if (cmd.includes('worker-process')) return 'worker';
+  if (cmd.includes('lib/worker.js')) return 'worker';
   if (cmd.startsWith('ffprobe')) return 'ffprobe (upload checks)';
   if (cmd.startsWith('ffmpeg') && cmd.includes('libx264')) return 'ffmpeg encoder';
   if (cmd.startsWith('ffmpeg') && cmd.includes('pipe:1')) return 'ffmpeg decoder';

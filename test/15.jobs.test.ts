@@ -7,7 +7,9 @@ import { pino } from 'pino';
 import { JobQueue } from '../lib/jobs/queue.js';
 import { JobStore } from '../lib/jobs/store.js';
 import { WorkerPool } from '../lib/jobs/worker-pool.js';
-import { DiskFullError } from '../lib/jobs/errors.js';
+import { DiskFullError } from '../lib/errors.js';
+import { AnalyticRegistry } from '../lib/jobs/analytic.js';
+import { loadConfig } from '../lib/config.js';
 import { tempDataDir } from '../testkit/service.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
@@ -24,7 +26,11 @@ describe('job queue and worker pool', function () {
     const logger = pino({ level: 'silent' });
     pool = new WorkerPool({ size, logger, script: SCRIPT });
     pool.start();
-    queue = new JobQueue({ store, pool, logger, concurrency: size, limit: 100, maxAttempts: 3, timeoutMs: () => timeoutMs });
+    // The scripted worker's one analytic: its input says what the worker does with it.
+    const analytics = new AnalyticRegistry([
+      { name: 'test', parseInput: (raw) => raw, timeoutMs: () => timeoutMs, writesResultFiles: false, loadRunner: () => Promise.reject(new Error('runs in the scripted worker')) },
+    ]);
+    queue = new JobQueue({ store, pool, logger, concurrency: size, limit: 100, maxAttempts: 3, analytics, config: loadConfig({}) });
   }
   afterEach(async () => {
     await queue.stop(100);

@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { analyseTamper, TamperCauses } from '../lib/kamcheck/analyse.js';
 import { runKamcheck } from '../lib/kamcheck/run.js';
-import { AnalyticError } from '../lib/jobs/errors.js';
+import { AnalyticError } from '../lib/errors.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import { BENIGN_KINDS, DEFAULT_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS, TamperKind } from '../testkit/kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';

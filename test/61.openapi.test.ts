@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { loadConfig } from '../lib/config.js';
 import { createApp } from '../lib/http/app.js';
+import { servedAnalytics } from '../lib/analytics.js';
 import { ResultLinks } from '../lib/http/result-links.js';
 import { api, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { checkResponse, OpenApiMismatch, openApiDocument, OPENAPI_PATH, type ReceivedResponse } from '../testkit/openapi-check.js';
@@ -81,7 +82,7 @@ describe('OpenAPI document', function () {
     const config = loadConfig({ DATA_DIR: dataDir, AUTH_CREDENTIALS: 'a:b' });
     const deps = {
       config, credentials: config.credentials!, logger: pino({ level: 'silent' }), tmpDir: dataDir, jobsDir: dataDir,
-      resultsDir: dataDir, resultTtlMs: 1, links: new ResultLinks(Buffer.alloc(32)), now: Date.now,
+      resultsDir: dataDir, resultTtlMs: 1, links: new ResultLinks(Buffer.alloc(32)), now: Date.now, analytics: servedAnalytics,
     } as unknown as Parameters<typeof createApp>[0];
     const app = createApp(deps);
     const router = (app.middleware.find((m) => (m as { router?: Router }).router) as unknown as { router: Router }).router;

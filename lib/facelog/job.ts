@@ -1,10 +1,10 @@
 // The face log as a worker job: the accepted upload's facts in, the task's result fields out.
-import type { AnalyticRunner } from '../jobs/runners.js';
-import { runFaceLog, type FaceLogInput } from './run.js';
+import type { AnalyticRunner } from '../jobs/analytic.js';
+import type { FaceLogInput } from './analytic.js';
+import { runFaceLog } from './run.js';
 import { framesToProcess } from './frame-range.js';
 
-export const runFaceLogJob: AnalyticRunner = async (raw, progress) => {
-  const input = raw as unknown as FaceLogInput;
+export const runFaceLogJob: AnalyticRunner<FaceLogInput> = async (input, progress) => {
   const { decodeWarning, detectorTiles: _tiles, detectorCost: _cost, ...result } = await runFaceLog(input, progress);
   let message = `Found ${result.number_of_sightings} sightings, ${result.number_of_tracks} tracks, ${result.number_of_faces} faces`;
   const expected = framesToProcess(input);

@@ -5,7 +5,7 @@ import { createBlazeFaceDetector } from './detect/blazeface.js';
 import type { FaceDetector } from './detect/detector.js';
 import { createFaceDescriber, descriptorDistance } from './appearance/descriptor.js';
 import { createGenderClassifier } from './gender/classifier.js';
-import { AnalyticError } from '../jobs/errors.js';
+import { AnalyticError } from '../errors.js';
 
 /** native-models/ at the top of the project (this file runs from build/lib/facelog/). */
 export const MODEL_DIR = fileURLToPath(new URL('../../../native-models/', import.meta.url));

@@ -22,6 +22,7 @@ import { writeThumbnail } from './output/thumbnails.js';
 import { writeFaceXml } from './output/xml.js';
 import type { Track } from './track/track.js';
 import { framesToProcess } from './frame-range.js';
+import type { FaceLogInput } from './analytic.js';
 import { overlayFile, sightingThumbnailFile, trackThumbnailFile, xmlFile } from './output/result-files.js';
 
 /**
@@ -41,25 +42,6 @@ export const MIN_BEST_SCORES = 0.76;
 const MAX_MISSES = 4;
 // A still's sighting has one detection: its evidence is the detector's look at other views of the
 // image instead (detect/still-evidence.ts, MIN_STILL_EVIDENCE), and its confidence that evidence.
-
-export interface FaceLogInput {
-  jobId: string;
-  videoPath: string;
-  videoName: string;
-  resultsDir: string;
-  width: number;
-  height: number;
-  fps: number;
-  /** Frames in the input by its container (1 for an image). */
-  frames: number;
-  still: boolean;
-  /** The first frame processed, in the input's numbering; every reported frame number is the input's. */
-  startFrame: number;
-  maxFrames: number;
-  minSize: number;
-  gender: boolean;
-  trackThumbnails: boolean;
-}
 
 export interface FaceLogResult {
   frames: number;

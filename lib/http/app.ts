@@ -5,18 +5,17 @@ import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config, Credential } from '../config.js';
 import type { JobQueue } from '../jobs/queue.js';
-import { QueueFullError } from '../jobs/queue.js';
 import type { JobStore } from '../jobs/store.js';
 import { basicAuth } from './auth.js';
-import { ApiError, errorBody, busy, insufficientStorage, methodNotAllowed, notFound } from './errors.js';
-import { kamcheckRoutes } from './routes/kamcheck.js';
-import { faceLogRoutes } from './routes/face-log.js';
+import { errorBody, methodNotAllowed, notFound } from './errors.js';
+import { describeError } from '../errors.js';
 import { resultRoutes } from './routes/results.js';
 import { RESULTS_PATH, type ResultLinks } from './result-links.js';
 import { multipartUpload } from './upload.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
-import { InsufficientStorageError, type StorageGuard } from '../disk-space.js';
+import type { StorageGuard } from '../disk-space.js';
 import type { ServiceMetrics } from '../metrics.js';
+import type { ServedAnalytic } from '../analytics.js';
 import { allowedMethods, requestMetrics } from './request-metrics.js';
 import { SERVER_HEADER } from '../version.js';
 import { healthRoutes } from './routes/health.js';
@@ -43,6 +42,8 @@ export interface ServiceDeps {
   /** Free space of DATA_DIR against MIN_FREE_DISK_MB. */
   storage: StorageGuard;
   metrics: ServiceMetrics;
+  /** The analytics whose routes the app serves (lib/analytics.ts). */
+  analytics: ServedAnalytic[];
 }
 
 export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Credential[]; tmpDir: string }): Koa {
@@ -58,8 +59,7 @@ export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Cre
   app.use(errorEnvelope(deps.logger));
   app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedResultLink(ctx, deps.links) }));
 
-  kamcheckRoutes(router, full);
-  faceLogRoutes(router, full);
+  for (const served of deps.analytics) served.routes(router, full);
   resultRoutes(router, full);
   healthRoutes(router, full);
   metricsRoutes(router, full);
@@ -82,25 +82,22 @@ async function serverHeader(ctx: Context, next: Next): Promise<void> {
   await next();
 }
 
-/** Turns every error into the SPEC's error envelope (errorBody); only ApiErrors show their text. */
+/**
+ * Turns every error into the SPEC's error envelope, reading what the error says of itself
+ * (lib/errors.ts): its status, code and headers; its message only when it is exposed. Anything
+ * else is a defect: logged with its stack, answered 500 with a generic text.
+ */
 function errorEnvelope(logger: Logger) {
   return async (ctx: Context, next: Next) => {
     try {
       await next();
     } catch (raw) {
-      let err = raw as Error;
       if (largeUnreadBody(ctx)) ctx.set('Connection', 'close');
-      if (err instanceof QueueFullError) err = busy(err.retryAfterSeconds);
-      if (err instanceof InsufficientStorageError) err = insufficientStorage(err.freeBytes, err.minFreeBytes, err.incomingBytes);
-      if (err instanceof ApiError) {
-        ctx.status = err.status;
-        ctx.set(err.headers);
-        ctx.body = errorBody(err.code, err.message);
-        return;
-      }
-      logger.error({ err, method: ctx.method, path: ctx.path }, 'request failed');
-      ctx.status = 500;
-      ctx.body = errorBody('internal_error', 'internal server error');
+      const err = describeError(raw);
+      if (!err.expose) logger.error({ err: raw, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = err.expose ? err.status : 500;
+      ctx.set(err.headers);
+      ctx.body = err.expose ? errorBody(err.code, err.message) : errorBody('internal_error', 'internal server error');
     }
   };
 }

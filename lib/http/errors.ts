@@ -1,19 +1,11 @@
-// Errors that become HTTP responses. Each has a stable snake_case code; the one error handler
-// (app.ts) turns them into the SPEC's error envelope.
-
+// Errors of a request, answered at once: each has its status, a stable snake_case code and a
+// message for the client; the one error handler (app.ts) turns them into the SPEC's envelope.
 import { formatBytes } from '../bytes.js';
+import { ServiceError } from '../errors.js';
 
-export class ApiError extends Error {
-  /** Safe to show: the message reaches the client. */
-  readonly expose = true;
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(message);
-    this.name = 'ApiError';
+export class ApiError extends ServiceError {
+  constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
+    super(code, message, { status, expose: true, headers });
   }
 }
 
@@ -43,15 +35,3 @@ export const unsupportedMedia = (message: string) => new ApiError(415, 'unsuppor
 export const methodNotAllowed = (method: string, allowed: string[]) =>
   new ApiError(405, 'method_not_allowed', `${method} is not allowed here; use ${allowed.join(' or ')}`, { Allow: allowed.join(', ') });
 
-/** The disk of DATA_DIR is nearly full: `free` bytes left, `floor` must stay free (MIN_FREE_DISK_MB). */
-export const insufficientStorage = (free: number, floor: number, incoming = 0) =>
-  new ApiError(
-    507,
-    'insufficient_storage',
-    incoming > 0 && free >= floor
-      ? `not enough free disk space for an upload of ${formatBytes(incoming)}: ${formatBytes(free)} free, of which ${formatBytes(floor)} must stay free; retry when old results have been removed`
-      : `the appliance's disk is nearly full (${formatBytes(free)} free, ${formatBytes(floor)} must stay free); uploads are refused until space is freed`,
-  );
-
-export const busy = (retryAfterSeconds: number) =>
-  new ApiError(503, 'busy', 'the job queue is full; retry later', { 'Retry-After': String(retryAfterSeconds) });

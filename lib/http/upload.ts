@@ -8,7 +8,8 @@ import type { Context, Next } from 'koa';
 import { koaBody } from 'koa-body';
 import type { Part } from 'formidable';
 import { formatBytes } from '../bytes.js';
-import { ApiError, invalidParameter, payloadTooLarge } from './errors.js';
+import { invalidParameter, payloadTooLarge } from './errors.js';
+import { ServiceError } from '../errors.js';
 import { parsePartDisposition } from './content-disposition.js';
 import { InsufficientStorageError, type StorageGuard } from '../disk-space.js';
 import { UploadSlots } from './upload-slots.js';
@@ -153,7 +154,7 @@ function uploadError(
   field: string | undefined,
   storage?: StorageGuard,
 ): Error {
-  if (err instanceof ApiError || err instanceof InsufficientStorageError) return err;
+  if (err instanceof ServiceError) return err;
   if (err.code === 'ENOSPC') return new InsufficientStorageError(0, storage?.minFreeBytes ?? 0, 0); // the disk filled up mid-upload
   if (typeof err.code === 'number' && TOO_MANY_PARTS.has(err.code)) {
     return invalidParameter(`too many form fields or files: ${err.message.replace(/^options\./, '')}`);

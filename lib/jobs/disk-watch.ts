@@ -3,7 +3,7 @@
 // stopped with a DiskFullError (their partial results are removed as they fail). Polling costs
 // one statfs a second, and only while such a job runs.
 import type { Logger } from 'pino';
-import type { DiskFullError } from './errors.js';
+import type { DiskFullError } from '../errors.js';
 
 /**
  * 1 s: a 1080p overlay video grows by about 0.25 MB a second (x264 ultrafast, CRF 28), so

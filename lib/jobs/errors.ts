@@ -1,46 +1,34 @@
-// Errors that decide a job's next state. The queue decides with `instanceof`, never by message.
+// How a job can fail outside its analytic, and the full queue. Each error says what follows from
+// it (lib/errors.ts): the queue reads `retryable`, `code` and `expose`, never the class.
+import { ServiceError } from '../errors.js';
 
-/**
- * An analytic could not process its input (bad media, unsupported content). The job fails at
- * once with this code and message; retrying would give the same answer.
- */
-export class AnalyticError extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = new.target.name;
-  }
-}
-
-/** The worker process died (native crash, out of memory, killed) while running the job. */
-export class WorkerCrashedError extends Error {
-  readonly code = 'worker_crashed';
+/** The worker process died (native crash, out of memory, killed) while running the job: another run may succeed. */
+export class WorkerCrashedError extends ServiceError {
   constructor(message: string) {
-    super(message);
-    this.name = 'WorkerCrashedError';
+    super('worker_crashed', message, { expose: true, retryable: true });
   }
 }
 
 /** The job ran longer than its analytic's time limit; its worker was killed. */
-export class JobTimeoutError extends Error {
-  readonly code = 'job_timeout';
-  constructor(message: string) {
-    super(message);
-    this.name = 'JobTimeoutError';
+export class JobTimeoutError extends ServiceError {
+  constructor(limitMs: number) {
+    super('job_timeout', `Processing took too long: processing took longer than ${Math.round(limitMs / 1000)} s`, { expose: true });
   }
 }
 
-/**
- * The disk of DATA_DIR ran out of room while the job wrote its results: a write failed with
- * ENOSPC, or free space fell below the floor kept while jobs run (StorageGuard). The job fails at
- * once and its partial results are removed; running it again on the same disk would fail again.
- */
-export class DiskFullError extends AnalyticError {
-  static readonly CODE = 'insufficient_storage';
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(DiskFullError.CODE, message);
-    if (options?.cause !== undefined) this.cause = options.cause; // the write that failed, for the log
+/** The analytic failed because of a bug (not bad input): clients see a generic text, the log has the details. */
+export class AnalyticCrashError extends ServiceError {
+  constructor(message: string) {
+    super('internal_error', message);
+  }
+}
+
+/** Seconds a client is told to wait when the queue is full. */
+export const RETRY_AFTER_SECONDS = 5;
+
+/** The queue is full; the client should retry after RETRY_AFTER_SECONDS. */
+export class QueueFullError extends ServiceError {
+  constructor(readonly retryAfterSeconds = RETRY_AFTER_SECONDS) {
+    super('busy', 'the job queue is full; retry later', { status: 503, expose: true, headers: { 'Retry-After': String(retryAfterSeconds) } });
   }
 }

@@ -4,12 +4,14 @@
 import { EventEmitter, once } from 'node:events';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import { AnalyticError, DiskFullError, JobTimeoutError, WorkerCrashedError } from './errors.js';
+import type { Config } from '../config.js';
+import { QueueFullError } from './errors.js';
+import { describeError, DiskFullError, ServiceError } from '../errors.js';
 import type { StorageGuard } from '../disk-space.js';
 import { DiskWatch } from './disk-watch.js';
-import { writesResultFiles } from './runners.js';
+import type { AnalyticRegistry } from './analytic.js';
 import type { JobRecord, JobStore } from './store.js';
-import { AnalyticCrashError, type WorkerPool } from './worker-pool.js';
+import type { WorkerPool } from './worker-pool.js';
 
 export interface JobQueueOptions {
   store: JobStore;
@@ -21,8 +23,9 @@ export interface JobQueueOptions {
   limit: number;
   /** Runs of a job before a crash fails it for good. */
   maxAttempts: number;
-  /** Time limit of a job, by analytic. */
-  timeoutMs: (job: JobRecord) => number;
+  /** The service's analytics: each job's time limit and whether it writes result files. */
+  analytics: AnalyticRegistry;
+  config: Config;
   /** Called once a job reached its final state (done or failed), e.g. to delete its uploads. */
   onFinished?: (id: string) => Promise<void>;
   /**
@@ -33,18 +36,6 @@ export interface JobQueueOptions {
   /** Told the duration and outcome of every run of a job (Prometheus histogram). */
   metrics?: { observeJob(analytic: string, outcome: 'done' | 'failed' | 'retried', seconds: number): void };
 }
-
-/** The queue is full; the client should retry later. */
-export class QueueFullError extends Error {
-  readonly code = 'busy';
-  constructor(readonly retryAfterSeconds: number) {
-    super('the job queue is full; retry later');
-    this.name = 'QueueFullError';
-  }
-}
-
-/** Seconds a client is told to wait when the queue is full. */
-const RETRY_AFTER_SECONDS = 5;
 
 export class JobQueue {
   private readonly queue: PQueue;
@@ -69,7 +60,7 @@ export class JobQueue {
 
   /** Throws QueueFullError when a new job would exceed the limit. Call before accepting an upload. */
   assertCapacity(): void {
-    if (this.stopping || this.depth >= this.options.limit) throw new QueueFullError(RETRY_AFTER_SECONDS);
+    if (this.stopping || this.depth >= this.options.limit) throw new QueueFullError();
   }
 
   /** Runs again the jobs a previous run of the service accepted but did not finish. */
@@ -120,7 +111,7 @@ export class JobQueue {
   }
 
   private async process(id: string): Promise<void> {
-    const { store, pool, maxAttempts, metrics } = this.options;
+    const { store, pool, maxAttempts, metrics, analytics } = this.options;
     const logger = this.options.logger.child({ job_id: id });
     let retry = false;
     try {
@@ -135,10 +126,17 @@ export class JobQueue {
         });
         return;
       }
+      const analytic = analytics.get(job.analytic);
+      if (!analytic) {
+        // A record of an analytic this version does not have (a store shared with another version).
+        logger.error({ analytic: job.analytic }, 'job of an unknown analytic; failed');
+        store.fail(id, { code: 'internal_error', message: `This service has no analytic named ${job.analytic}` });
+        return;
+      }
       store.markProcessing(id, 'Processing');
       logger.debug({ analytic: job.analytic, attempt: job.attempts + 1 }, 'job started');
       const started = Date.now();
-      const writesResults = writesResultFiles.has(job.analytic);
+      const writesResults = analytic.writesResultFiles;
       try {
         if (writesResults && this.options.storage) {
           const full = await this.options.storage.runningJobCheck().catch((err) => {
@@ -150,7 +148,7 @@ export class JobQueue {
         }
         const outcome = await pool.run(
           { jobId: id, analytic: job.analytic, input: job.input },
-          { timeoutMs: this.options.timeoutMs(job), onProgress: (m) => this.setMessage(id, m, logger), logger },
+          { timeoutMs: analytic.timeoutMs(analytic.parseInput(job.input), this.options.config), onProgress: (m) => this.setMessage(id, m, logger), logger },
         );
         this.diskWatch?.delete(id);
         store.complete(id, outcome.message, outcome.result);
@@ -186,40 +184,35 @@ export class JobQueue {
     }
   }
 
-  /** Records the failure; true when the job should run again. */
-  private onJobError(job: JobRecord, err: Error, logger: Logger): boolean {
+  /**
+   * Records the failure; true when the job should run again. What follows is read from the error
+   * itself (lib/errors.ts): a retryable one (the worker died under the job) runs again on a fresh
+   * worker up to maxAttempts, or at the next start when the service is stopping; any other fails
+   * the job with its code, and with its message when that is exposed.
+   */
+  private onJobError(job: JobRecord, raw: Error, logger: Logger): boolean {
     const { store, maxAttempts } = this.options;
     const attempts = job.attempts + 1;
-    if (err instanceof DiskFullError) {
-      // Not a crash: running it again on the same disk would fail again. Its partial results
-      // are removed with its uploads (onFinished).
-      logger.warn({ code: err.code }, `job failed: ${err.message}`);
-      this.options.storage?.recordOutOfSpace(job.id);
-      store.fail(job.id, { code: err.code, message: sentence(err.message) });
-    } else if (err instanceof AnalyticError) {
-      logger.info({ code: err.code }, `job failed: ${err.message}`);
-      store.fail(job.id, { code: err.code, message: sentence(err.message) });
-    } else if (err instanceof JobTimeoutError) {
-      logger.warn('job timed out');
-      store.fail(job.id, { code: err.code, message: `Processing took too long: ${err.message}` });
-    } else if (err instanceof WorkerCrashedError && this.stopping) {
+    const err = describeError(raw);
+    if (err.retryable && this.stopping) {
       logger.info('service stopping; job stays queued for the next start');
       store.requeue(job.id, 'Queued (service restarting)');
-    } else if (err instanceof WorkerCrashedError && attempts < maxAttempts) {
-      logger.warn({ attempts }, 'worker crashed; job queued again');
+    } else if (err.retryable && attempts < maxAttempts) {
+      logger.warn({ attempts, code: err.code, reason: err.message }, 'worker crashed; job queued again');
       store.requeue(job.id, `Queued again after a worker crash (attempt ${attempts} of ${maxAttempts})`);
       return true;
-    } else if (err instanceof WorkerCrashedError) {
-      logger.warn({ attempts }, 'worker crashed again; job failed');
-      store.fail(job.id, {
-        code: err.code,
-        message: `The analytics worker crashed ${attempts} times on this input; giving up`,
-      });
-    } else if (err instanceof AnalyticCrashError) {
-      logger.warn({ code: err.code }, 'job failed with an internal error of the analytic');
-      store.fail(job.id, { code: 'internal_error', message: 'The analytic failed with an internal error' });
+    } else if (err.retryable) {
+      logger.warn({ attempts, code: err.code }, 'job interrupted again; failed');
+      store.fail(job.id, { code: err.code, message: `The analytics worker crashed ${attempts} times on this input; giving up` });
+    } else if (err.expose) {
+      logger.info({ code: err.code }, `job failed: ${err.message}`);
+      // Not a crash: running it again on the same disk would fail again. Its partial results
+      // are removed with its uploads (onFinished).
+      if (err.code === DiskFullError.CODE) this.options.storage?.recordOutOfSpace(job.id);
+      store.fail(job.id, { code: err.code, message: sentence(err.message) });
     } else {
-      logger.error({ err }, 'unexpected job error');
+      // A defect (the worker pool has logged the analytic's stack; anything else is logged here).
+      if (!(raw instanceof ServiceError)) logger.error({ err: raw }, 'unexpected job error');
       store.fail(job.id, { code: 'internal_error', message: 'The analytic failed with an internal error' });
     }
     return false;

@@ -4,11 +4,13 @@ import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { AnalyticError, DiskFullError, JobTimeoutError, WorkerCrashedError } from './errors.js';
-import type { AnalyticOutcome } from './runners.js';
+import { AnalyticCrashError, JobTimeoutError, WorkerCrashedError } from './errors.js';
+import { AnalyticError } from '../errors.js';
+import type { AnalyticOutcome } from './analytic.js';
 import type { WorkerCancel, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
-export const DEFAULT_WORKER_SCRIPT = fileURLToPath(new URL('./worker-process.js', import.meta.url));
+/** The worker's entry script: lib/worker.ts, which serves the service's analytics. */
+export const DEFAULT_WORKER_SCRIPT = fileURLToPath(new URL('../worker.js', import.meta.url));
 
 /**
  * Workers run at a lower CPU priority than the HTTP process: with one worker per core they keep
@@ -37,16 +39,6 @@ export interface RunOptions {
   onProgress?: (message: string) => void;
   /** The job's logger (a child with its job_id); the pool's logger when absent. */
   logger?: Logger;
-}
-
-/** A job failed inside the worker because of a bug (not bad input); details are in the log only. */
-export class AnalyticCrashError extends Error {
-  readonly code: string;
-  constructor(code: string, message: string) {
-    super(message);
-    this.name = 'AnalyticCrashError';
-    this.code = code;
-  }
 }
 
 interface Task {
@@ -145,7 +137,7 @@ export class WorkerPool {
   private spawn(): void {
     if (this.stopping) return;
     const child = fork(this.options.script ?? DEFAULT_WORKER_SCRIPT, [], {
-      // gc() for the worker's collection after each job (worker-process.ts).
+      // gc() for the worker's collection after each job (jobs/worker-process.ts).
       execArgv: [...process.execArgv, '--expose-gc'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
@@ -195,16 +187,14 @@ export class WorkerPool {
       task.resolve({ message: reply.message, result: reply.result });
     } else if (task.cancelled) {
       task.reject(task.cancelled);
-    } else if (reply.code === DiskFullError.CODE) {
-      task.reject(new DiskFullError(reply.message));
-    } else if (reply.expected) {
+    } else if (reply.expose) {
       task.reject(new AnalyticError(reply.code, reply.message));
     } else {
       this.jobLogger(task).error(
         { pid: worker.child.pid, code: reply.code, stack: reply.stack },
         `analytic failed unexpectedly: ${reply.message}`,
       );
-      task.reject(new AnalyticCrashError(reply.code, reply.message));
+      task.reject(new AnalyticCrashError(reply.message));
     }
     this.dispatch();
   }
@@ -215,7 +205,7 @@ export class WorkerPool {
     this.release(worker);
     worker.ready = false; // never hand it another task: it is being killed
     this.jobLogger(task).warn({ pid: worker.child.pid }, 'job timed out; killing its worker');
-    task.reject(new JobTimeoutError(`processing took longer than ${Math.round(task.options.timeoutMs / 1000)} s`));
+    task.reject(new JobTimeoutError(task.options.timeoutMs));
     worker.child.kill('SIGKILL'); // onExit replaces it
   }
 

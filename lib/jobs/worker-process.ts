@@ -1,8 +1,8 @@
-// Entry point of an analytics worker: a child process that runs one job at a time for the
+// An analytics worker: a child process (entry lib/worker.ts) that runs one job at a time for the
 // pool in the main process, talking over the IPC channel. OpenCV lives only here.
 import { pino } from 'pino';
-import { runners } from './runners.js';
-import { AnalyticError, DiskFullError } from './errors.js';
+import type { AnalyticRegistry } from './analytic.js';
+import { AnalyticError, describeError } from '../errors.js';
 import { diskFullError } from '../disk-space.js';
 import type { WorkerCancel, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
@@ -20,7 +20,7 @@ const logger = pino(
 /** The job running now, and why the pool asked to stop it (null: it did not). */
 let current: { jobId: string; cancelled: AnalyticError | null } | null = null;
 
-async function runJob(request: WorkerRequest): Promise<void> {
+async function runJob(analytics: AnalyticRegistry, request: WorkerRequest): Promise<void> {
   const { jobId, analytic, input } = request;
   const job = (current = { jobId, cancelled: null as AnalyticError | null });
   const log = logger.child({ job_id: jobId });
@@ -33,31 +33,26 @@ async function runJob(request: WorkerRequest): Promise<void> {
     send({ type: 'progress', jobId, message });
   };
   try {
-    const load = runners[analytic];
-    if (!load) throw new AnalyticError('unknown_analytic', `no analytic named ${analytic}`);
-    const run = await load();
-    const outcome = await run(input, progress, log);
+    const descriptor = analytics.get(analytic);
+    if (!descriptor) throw new AnalyticError('unknown_analytic', `no analytic named ${analytic}`);
+    const run = await descriptor.loadRunner();
+    const outcome = await run(descriptor.parseInput(input), progress, log);
     log.debug({ ms: Date.now() - started }, 'worker finished the job');
     send({ type: 'done', jobId, message: outcome.message, result: outcome.result });
   } catch (err) {
-    const error = (job.cancelled ?? err) as Error & { code?: unknown };
+    const error = job.cancelled ?? err;
     const full = diskFullError(error);
-    if (full) {
-      // Results could not be written: a clean failure with a plain message, not an internal error.
-      log.warn({ err: error }, 'disk full while writing results');
-      send({ type: 'failed', jobId, code: full.code, message: full.message, expected: true });
-    } else if (error instanceof AnalyticError) {
-      send({ type: 'failed', jobId, code: error.code, message: error.message, expected: true });
-    } else {
-      send({
-        type: 'failed',
-        jobId,
-        code: 'analytic_error',
-        message: error?.message ?? String(err),
-        stack: error?.stack,
-        expected: false,
-      });
-    }
+    // Results that could not be written are a clean failure with a plain message, not a defect.
+    if (full) log.warn({ err: error }, 'disk full while writing results');
+    const failure = describeError(full ?? error);
+    send({
+      type: 'failed',
+      jobId,
+      code: failure.code,
+      message: failure.message,
+      expose: failure.expose,
+      stack: failure.expose ? undefined : (error as Error)?.stack,
+    });
   } finally {
     if (current === job) current = null;
     collectGarbage();
@@ -76,14 +71,16 @@ function collectGarbage(): void {
 
 function cancel(request: WorkerCancel): void {
   if (current?.jobId !== request.jobId) return;
-  current.cancelled = request.code === DiskFullError.CODE ? new DiskFullError(request.message) : new AnalyticError(request.code, request.message);
+  current.cancelled = new AnalyticError(request.code, request.message);
 }
 
-process.on('message', (request: WorkerRequest | WorkerCancel) => {
-  if (request?.type === 'run') void runJob(request);
-  else if (request?.type === 'cancel') cancel(request);
-});
-// The pool is gone (service stopped or crashed): nothing left to work for.
-process.on('disconnect', () => process.exit(0));
-
-send({ type: 'ready' });
+/** Serves the pool: runs the jobs it sends with the given analytics, one at a time. */
+export function serveJobs(analytics: AnalyticRegistry): void {
+  process.on('message', (request: WorkerRequest | WorkerCancel) => {
+    if (request?.type === 'run') void runJob(analytics, request);
+    else if (request?.type === 'cancel') cancel(request);
+  });
+  // The pool is gone (service stopped or crashed): nothing left to work for.
+  process.on('disconnect', () => process.exit(0));
+  send({ type: 'ready' });
+}

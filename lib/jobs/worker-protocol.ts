@@ -30,7 +30,7 @@ export type WorkerReply =
       jobId: string;
       code: string;
       message: string;
-      /** true for an AnalyticError (bad input); false for a bug, whose message is not shown to clients. */
-      expected: boolean;
+      /** The message may be shown to clients (bad input, a full disk); false for a defect, logged with its stack. */
+      expose: boolean;
       stack?: string;
     };

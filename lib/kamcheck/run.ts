@@ -1,6 +1,6 @@
 // Entry point of the tamper check inside a worker process: decode the uploads, check the limits
 // of the contract, analyse.
-import { AnalyticError } from '../jobs/errors.js';
+import { AnalyticError } from '../errors.js';
 import { readImage, readVideoFrames } from '../video/decode.js';
 import { analyseTamper, TamperCauses } from './analyse.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';

@@ -1,4 +1,4 @@
-import { AnalyticError } from '../jobs/errors.js';
+import { AnalyticError } from '../errors.js';
 
 /** Media could not be decoded (corrupt, truncated, unsupported codec). Not retryable. */
 export class DecodeError extends AnalyticError {

@@ -6,6 +6,10 @@ import { openPipeStream, type PipeStream } from './pipe-thread.js';
 import type { PipeEvent } from './pipe-messages.js';
 import type { YuvFrame } from './yuv-frame.js';
 import { fpsOrDefault } from './fps.js';
+import { DiskFullError } from '../errors.js';
+
+/** How ffmpeg reports ENOSPC (its strerror text), on any line of its stderr. */
+const NO_SPACE = /no space left on device/i;
 
 export interface VideoEncoderOptions {
   /** Frame size; even (4:2:0). */
@@ -93,14 +97,15 @@ export class VideoEncoder {
 
   /**
    * The error once ffmpeg has exited: a broken pipe (EPIPE) only says that ffmpeg stopped reading,
-   * its stderr says why (e.g. "No space left on device", which disk-space.ts recognises).
+   * its stderr says why. ffmpeg reports a full disk by the strerror text of ENOSPC.
    */
   private error(exit: Extract<PipeEvent, { op: 'exit' }>): Error {
     const stderr = exit.stderr.trim();
     const failed = exit.error ? Object.assign(new Error(exit.error.message), { code: exit.error.code }) : undefined;
     const detail = stderr.split('\n')[0] || failed?.message || `ffmpeg exited with code ${exit.code}`;
     // The whole of ffmpeg's complaint rides along as the cause: its reason may be on a later line.
-    return new Error(`overlay video encoding failed: ${detail}`, { cause: stderr ? new Error(stderr) : failed });
+    const error = new Error(`overlay video encoding failed: ${detail}`, { cause: stderr ? new Error(stderr) : failed });
+    return NO_SPACE.test(stderr) ? DiskFullError.writeFailed(error) : error;
   }
 }
 

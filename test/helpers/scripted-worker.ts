@@ -32,13 +32,13 @@ process.on('message', (req: WorkerRequest | WorkerCancel) => {
       send({ type: 'progress', jobId, message: 'Processing frame 1 of 2' });
       break;
     case 'disk_full':
-      send({ type: 'failed', jobId, code: 'insufficient_storage', message: 'the disk of the appliance is full', expected: true });
+      send({ type: 'failed', jobId, code: 'insufficient_storage', message: 'the disk of the appliance is full', expose: true });
       break;
     case 'bad_input':
-      send({ type: 'failed', jobId, code: 'decode_failed', message: 'cannot decode video clip.mp4', expected: true });
+      send({ type: 'failed', jobId, code: 'decode_failed', message: 'cannot decode video clip.mp4', expose: true });
       break;
     case 'bug':
-      send({ type: 'failed', jobId, code: 'analytic_error', message: 'x is undefined', stack: 'at y', expected: false });
+      send({ type: 'failed', jobId, code: 'analytic_error', message: 'x is undefined', stack: 'at y', expose: false });
       break;
   }
 });

@@ -4,15 +4,20 @@
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import type { Analytic } from '../../jobs/analytic.js';
 import type { JobRecord } from '../../jobs/store.js';
 import type { ServiceDeps } from '../app.js';
 import type { UploadedFile } from '../upload.js';
 
-export async function acceptJob(
+/**
+ * `makeInput` builds the job's input from where its files now are; the analytic checks it
+ * (parseInput) before it is stored, as the worker does before it runs it.
+ */
+export async function acceptJob<Input>(
   deps: ServiceDeps,
-  analytic: string,
+  analytic: Analytic<Input>,
   files: Record<string, UploadedFile>,
-  makeInput: (paths: Record<string, string>, id: string) => Record<string, unknown>,
+  makeInput: (paths: Record<string, string>, id: string) => Input,
 ): Promise<JobRecord> {
   const id = randomUUID();
   const inputDir = path.join(deps.jobsDir, id, 'input');
@@ -28,8 +33,9 @@ export async function acceptJob(
     await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
     throw err;
   }
-  const job = deps.store.insert({ id, analytic, input: makeInput(paths, id) });
-  deps.logger.info({ job_id: id, analytic }, 'job accepted');
+  const input = analytic.parseInput(makeInput(paths, id)) as Record<string, unknown>;
+  const job = deps.store.insert({ id, analytic: analytic.name, input });
+  deps.logger.info({ job_id: id, analytic: analytic.name }, 'job accepted');
   deps.queue.submit(job);
   return job;
 }

@@ -3,8 +3,8 @@
 import type { Context } from 'koa';
 import type { JobRecord } from '../jobs/store.js';
 import { resultsExpireAt } from '../jobs/retention.js';
-import type { ServiceDeps } from './app.js';
-import { presentTask, type Task } from './task-view.js';
+import type { ServiceDeps } from '../http/app.js';
+import { presentTask, type Task } from '../http/task-view.js';
 
 type Sighting = Record<string, unknown> & { thumbnail?: string };
 

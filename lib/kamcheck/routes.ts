@@ -2,16 +2,17 @@
 // size as the reference) answer at once with 4xx and create no job.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { ApiError, missingFile, notFound, unsupportedMedia } from '../errors.js';
-import { singleFile, type Upload } from '../upload.js';
-import { presentTask } from '../task-view.js';
-import { probeMedia, MediaProbeError, type MediaInfo } from '../../video/probe.js';
-import type { ServiceDeps } from '../app.js';
-import { acceptJob } from './accept-job.js';
-import { historyPage } from '../history-page.js';
-import { MAX_TAMPER_FRAMES } from '../../kamcheck/limits.js';
+import { ApiError, missingFile, notFound, unsupportedMedia } from '../http/errors.js';
+import { singleFile, type Upload } from '../http/upload.js';
+import { presentTask } from '../http/task-view.js';
+import { probeMedia, MediaProbeError, type MediaInfo } from '../video/probe.js';
+import type { ServiceDeps } from '../http/app.js';
+import { acceptJob } from '../http/routes/accept-job.js';
+import { historyPage } from '../http/history-page.js';
+import { MAX_TAMPER_FRAMES } from './limits.js';
+import { kamcheckAnalytic } from './analytic.js';
 
-export const KAMCHECK = 'kamcheck';
+const KAMCHECK = kamcheckAnalytic.name;
 
 export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
   router.post(`/${KAMCHECK}`, deps.upload, async (ctx: Context) => {
@@ -35,7 +36,7 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
       );
     }
 
-    const job = await acceptJob(deps, KAMCHECK, { video, image }, (files) => ({
+    const job = await acceptJob(deps, kamcheckAnalytic, { video, image }, (files) => ({
       videoPath: files.video,
       imagePath: files.image,
       videoName: video.name,

@@ -2,8 +2,8 @@
 // processed), `max_frames` (integer >= 0, 0 = all, counted from `start_frame`),
 // `min_size` (integer pixels >= 30), `gender` and `track_thumbnails` (True/False, also
 // true/false/1/0). Anything else is a 400 naming the parameter.
-import { invalidParameter } from '../errors.js';
-import { singleField, type Upload } from '../upload.js';
+import { invalidParameter } from '../http/errors.js';
+import { singleField, type Upload } from '../http/upload.js';
 
 export interface FaceLogParams {
   startFrame: number;

@@ -4,16 +4,17 @@
 import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { invalidParameter, missingFile, notFound, unsupportedMedia } from '../errors.js';
-import { singleFile, type Upload } from '../upload.js';
-import { presentFaceLogTask } from '../face-log-view.js';
-import { probeMedia, MediaProbeError } from '../../video/probe.js';
-import type { ServiceDeps } from '../app.js';
-import { acceptJob } from './accept-job.js';
-import { historyPage } from '../history-page.js';
-import { parseFaceLogParams } from './face-log-params.js';
+import { invalidParameter, missingFile, notFound, unsupportedMedia } from '../http/errors.js';
+import { singleFile, type Upload } from '../http/upload.js';
+import { presentFaceLogTask } from './task-view.js';
+import { probeMedia, MediaProbeError } from '../video/probe.js';
+import type { ServiceDeps } from '../http/app.js';
+import { acceptJob } from '../http/routes/accept-job.js';
+import { historyPage } from '../http/history-page.js';
+import { parseFaceLogParams } from './form-params.js';
+import { faceLogAnalytic } from './analytic.js';
 
-export const FACE_LOG = 'face_log';
+const FACE_LOG = faceLogAnalytic.name;
 
 export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
   router.post(`/${FACE_LOG}`, deps.upload, async (ctx: Context) => {
@@ -41,7 +42,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       );
     }
 
-    const job = await acceptJob(deps, FACE_LOG, { video: file }, (files, id) => ({
+    const job = await acceptJob(deps, faceLogAnalytic, { video: file }, (files, id) => ({
       jobId: id,
       videoPath: files.video,
       videoName: file.name,
