@@ -8,7 +8,7 @@ import { JobQueue } from '../lib/jobs/queue.js';
 import { JobStore } from '../lib/jobs/store.js';
 import { WorkerPool } from '../lib/jobs/worker-pool.js';
 import { DiskFullError } from '../lib/jobs/errors.js';
-import { tempDataDir } from './helpers/service.js';
+import { removeTempDir, tempDataDir } from './helpers/service.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
 
@@ -30,6 +30,7 @@ describe('job queue and worker pool', function () {
     await queue.stop(100);
     await pool.stop();
     store.close();
+    removeTempDir(dir);
   });
 
   function submit(id: string, input: Record<string, unknown>) {

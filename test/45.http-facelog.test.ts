@@ -70,7 +70,7 @@ describe('face log over HTTP', function () {
   before(async () => {
     svc = await startTestService({ WORKERS: '2' }, undefined, { now: () => clock });
   });
-  after(async () => svc?.stop());
+  after(async () => svc?.stop()); // removes its data folder
 
   describe('upload checks (4xx at once, no job)', () => {
     const video = () => fixture('single').file;
@@ -94,17 +94,21 @@ describe('face log over HTTP', function () {
     }
 
     it('an empty file and a text file named .mp4: 415 unsupported_media', async () => {
+      // Beside the data folder, not in it: files in DATA_DIR could pass for the service's own.
       const dir = fs.mkdtempSync(path.join(svc.dataDir, '..', 'facelog-bad-'));
-      const empty = path.join(dir, 'empty.mp4');
-      const text = path.join(dir, 'notes.mp4');
-      fs.writeFileSync(empty, '');
-      fs.writeFileSync(text, 'this is not a video\n'.repeat(100));
-      for (const f of [empty, text]) {
-        const res = await api(`${svc.url}/face_log`, { method: 'POST', body: form({ video: f }) });
-        expect(res.status).to.equal(415);
-        expect(res.body.error.code).to.equal('unsupported_media');
+      try {
+        const empty = path.join(dir, 'empty.mp4');
+        const text = path.join(dir, 'notes.mp4');
+        fs.writeFileSync(empty, '');
+        fs.writeFileSync(text, 'this is not a video\n'.repeat(100));
+        for (const f of [empty, text]) {
+          const res = await api(`${svc.url}/face_log`, { method: 'POST', body: form({ video: f }) });
+          expect(res.status).to.equal(415);
+          expect(res.body.error.code).to.equal('unsupported_media');
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
       }
-      fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it('created no job', async () => {
