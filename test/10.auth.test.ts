@@ -2,12 +2,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { api, startTestService, tempDataDir, USER, type TestService } from '../testkit/service.js';
+import { api, removeTempDir, startTestService, tempDataDir, type TestService, USER } from '../testkit/service.js';
 
 describe('authentication', function () {
   let svc: TestService;
+  /** A data folder a test passed in: the service's stop() leaves it, so it goes after that. */
+  let dataDir: string | undefined;
   afterEach(async () => {
     await svc?.stop();
+    if (dataDir) removeTempDir(dataDir);
+    dataDir = undefined;
   });
 
   it('refuses requests without valid Basic credentials, with WWW-Authenticate', async () => {
@@ -47,7 +51,7 @@ describe('authentication', function () {
   });
 
   it('generates a strong password on a first start without credentials, stored owner-only', async () => {
-    const dataDir = tempDataDir();
+    dataDir = tempDataDir();
     svc = await startTestService({ AUTH_CREDENTIALS: '' }, dataDir);
     const file = path.join(dataDir, 'credentials');
     expect(svc.service.credentials.generated).to.equal(true);

@@ -10,7 +10,7 @@ import { WorkerPool } from '../lib/jobs/worker-pool.js';
 import { DiskFullError } from '../lib/errors.js';
 import { AnalyticRegistry } from '../lib/jobs/analytic.js';
 import { loadConfig } from '../lib/config.js';
-import { tempDataDir } from '../testkit/service.js';
+import { removeTempDir, tempDataDir } from '../testkit/service.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
 
@@ -36,6 +36,7 @@ describe('job queue and worker pool', function () {
     await queue.stop(100);
     await pool.stop();
     store.close();
+    removeTempDir(dir);
   });
 
   function submit(id: string, input: Record<string, unknown>) {

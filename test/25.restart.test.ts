@@ -2,7 +2,7 @@
 // runs twice, and a killed worker costs no job.
 import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
-import { api, form, spawnService, tempDataDir, waitComplete, AUTH } from '../testkit/service.js';
+import { api, AUTH, form, removeTempDir, spawnService, tempDataDir, waitComplete } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
 
 const JOBS = 8;
@@ -12,6 +12,13 @@ describe('restarts and crashes of the service', function () {
   let media: TestMedia;
   before(() => {
     media = testMedia();
+  });
+  /** Each test's data folder: shared by the service and its restart, removed once both have exited. */
+  let dataDir: string | undefined;
+  const newDataDir = () => (dataDir = tempDataDir());
+  afterEach(() => {
+    if (dataDir) removeTempDir(dataDir);
+    dataDir = undefined;
   });
 
   const env = (dataDir: string) => ({
@@ -41,7 +48,7 @@ describe('restarts and crashes of the service', function () {
   }
 
   it('kill -9 during processing: after a restart every accepted job completes, once', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = newDataDir();
     const first = await spawnService(env(dataDir));
     const ids = await submitBurst(first.url);
     const states = await Promise.all(ids.map((id) => api(`${first.url}/kamcheck/${id}`)));
@@ -59,7 +66,7 @@ describe('restarts and crashes of the service', function () {
   });
 
   it('SIGTERM stops gracefully (exit 0) and the next start finishes what was queued', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = newDataDir();
     const first = await spawnService(env(dataDir));
     const ids = await submitBurst(first.url);
     first.child.kill('SIGTERM');
@@ -75,7 +82,7 @@ describe('restarts and crashes of the service', function () {
   });
 
   it('a killed worker process costs no job: its job runs again on a new worker', async () => {
-    const dataDir = tempDataDir();
+    const dataDir = newDataDir();
     const svc = await spawnService(env(dataDir));
     try {
       const ids = await submitBurst(svc.url);

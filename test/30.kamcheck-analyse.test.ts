@@ -12,6 +12,7 @@ import { analyseTamper, TamperCauses } from '../lib/kamcheck/analyse.js';
 import { runKamcheck } from '../lib/kamcheck/run.js';
 import { AnalyticError } from '../lib/errors.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
+import cv from '../lib/video/opencv.js';
 import { BENIGN_KINDS, DEFAULT_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS, TamperKind } from '../testkit/kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
 
@@ -74,15 +75,31 @@ describe('kamcheck analyseTamper on the generated test set', function () {
     });
   }
 
-  it('returns integer scores 0..100 and a one-frame clip is never frozen', function () {
+  it('scores blur by how blurred the clip is, takes the strongest cause as the probability, and calls only a repeated frame frozen', function () {
     const fixture = manifest.cases.find((c) => c.kind === 'none')!;
-    const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 1);
-    const r = analyseTamper(clip.frames, readImage(path.join(FIXTURES, fixture.id, 'reference.png')));
-    for (const v of [r.probability, ...Object.values(r.causes)]) {
-      expect(Number.isInteger(v)).to.equal(true);
-      expect(v).to.be.within(0, 100);
-    }
-    expect(r.causes.frozen).to.equal(0);
+    const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 26);
+    const reference = readImage(path.join(FIXTURES, fixture.id, 'reference.png'));
+    // The same untampered clip defocused more and more: sigma 0, then 0.3%, 0.6% and 1.2% of the
+    // width (the blur fixtures start at 0.6%).
+    const results = [0, 0.003, 0.006, 0.012].map((share) => {
+      const sigma = share * clip.width;
+      const frames = sigma === 0 ? clip.frames : clip.frames.map((f) => f.gaussianBlur(new cv.Size(0, 0), sigma));
+      return analyseTamper(frames, reference);
+    });
+    const report = JSON.stringify(results);
+    const blur = results.map((r) => r.causes.blur);
+    for (let i = 1; i < blur.length; i++) expect(blur[i], report).to.be.at.least(blur[i - 1]);
+    expect(blur[0], report).to.be.below(50);
+    expect(blur[blur.length - 1], report).to.be.at.least(50);
+    // Causes are alternatives: the probability is the strongest one, not a sum or a mean.
+    for (const r of results) expect(r.probability, report).to.equal(Math.max(...Object.values(r.causes)));
+
+    // One frame has no pair to compare: never frozen. The same frame ten times is.
+    const single = analyseTamper(clip.frames.slice(0, 1), reference);
+    expect(single.causes.frozen, JSON.stringify(single)).to.equal(0);
+    const repeated = analyseTamper(Array.from({ length: 10 }, () => clip.frames[0].copy()), reference);
+    expect(repeated.causes.frozen, JSON.stringify(repeated)).to.be.at.least(50);
+    expect(repeated.probability, JSON.stringify(repeated)).to.be.at.least(50);
   });
 });
 
@@ -118,7 +135,9 @@ describe('kamcheck runKamcheck', function () {
     );
     expect(r.probability).to.be.at.least(50);
     expect(Object.keys(r.causes).sort()).to.deep.equal(['black', 'blur', 'exposure', 'frozen', 'masked', 'moved']);
-    expect(messages.length).to.be.at.least(1);
+    // The stages in order: the count is of the frames actually decoded, the last message carries
+    // the result computed from them.
+    expect(messages).to.deep.equal(['Decoding', `Analysing ${fixture.frames} frames`, `Tampering probability ${r.probability}%`]);
   });
 
   it('rejects a clip of more than 25 frames with too_many_frames', async function () {
@@ -129,13 +148,28 @@ describe('kamcheck runKamcheck', function () {
     await expectAnalyticError(runKamcheck({ videoPath: long, imagePath: reference }, () => undefined), 'too_many_frames');
   });
 
-  it('accepts exactly 25 frames', async function () {
+  /** A clip of `frames` frames of the fixture's reference picture with moving noise (so not frozen). */
+  function stillClip(reference: string, frames: number): string {
+    const clip = path.join(tmp, `still-${frames}.mp4`);
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-loop', '1', '-i', reference, '-vf', 'noise=alls=4:allf=t', '-frames:v', String(frames), '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
+    return clip;
+  }
+
+  it('accepts exactly 25 frames and analyses all of them; 26 are refused', async function () {
     const fixture = manifest.cases.find((c) => c.width === 320)!;
     const reference = path.join(FIXTURES, fixture.id, 'reference.png');
-    const clip = path.join(tmp, 'exact.mp4');
-    execFileSync('ffmpeg', ['-v', 'error', '-y', '-loop', '1', '-i', reference, '-vf', 'noise=alls=4:allf=t', '-frames:v', '25', '-c:v', 'libx264', '-pix_fmt', 'yuv420p', clip]);
-    const r = await runKamcheck({ videoPath: clip, imagePath: reference }, () => undefined);
-    expect(r.probability).to.be.within(0, 100);
+    const clip = stillClip(reference, 25);
+    const messages: string[] = [];
+    const r = await runKamcheck({ videoPath: clip, imagePath: reference }, (m) => messages.push(m));
+    expect(messages).to.deep.equal(['Decoding', 'Analysing 25 frames', `Tampering probability ${r.probability}%`]);
+    // The camera's own view with sensor noise: not tampered.
+    expect(r.probability, JSON.stringify(r)).to.be.below(50);
+    // The same result as the analysis of all 25 decoded frames.
+    const decoded = readVideoFrames(clip);
+    expect(decoded.frames).to.have.length(25);
+    expect(r).to.deep.equal(analyseTamper(decoded.frames, readImage(reference)));
+
+    await expectAnalyticError(runKamcheck({ videoPath: stillClip(reference, 26), imagePath: reference }, () => undefined), 'too_many_frames');
   });
 
   it('rejects a reference of another size with resolution_mismatch', async function () {

@@ -92,9 +92,19 @@ describe('sighting generator', () => {
 
 describe('gender aggregation', () => {
   it('weighs confident good faces over weak small ones and reports the chosen class probability', () => {
+    const logit = (p: number) => Math.log(p / (1 - p));
     const d = decideGender([{ male: 0.9, weight: 0.8 }, { male: 0.3, weight: 0.1 }, { male: 0.4, weight: 0.1 }]);
     expect(d.gender).to.equal('male');
-    expect(d.confidence).to.be.within(0.5, 1);
+    // The weighted mean of the log-odds, back as a probability: 0.837.
+    const male = 1 / (1 + Math.exp(-(0.8 * logit(0.9) + 0.1 * logit(0.3) + 0.1 * logit(0.4))));
+    expect(d.confidence).to.be.closeTo(male, 1e-9);
+    // One confident face outweighs three weak ones that an unweighted mean would follow.
+    const outweighed = decideGender([{ male: 0.9, weight: 0.8 }, { male: 0.2, weight: 0.1 }, { male: 0.2, weight: 0.1 }, { male: 0.2, weight: 0.1 }]);
+    expect(outweighed.gender).to.equal('male');
+    // A female decision reports the probability of female.
+    const female = decideGender([{ male: 0.2, weight: 1 }, { male: 0.4, weight: 1 }]);
+    expect(female.gender).to.equal('female');
+    expect(female.confidence).to.be.closeTo(1 - 1 / (1 + Math.exp(-(logit(0.2) + logit(0.4)) / 2)), 1e-9);
     expect(decideGender([{ male: 0.1, weight: 1 }]).gender).to.equal('female');
     expect(decideGender([])).to.deep.equal({ gender: '', confidence: -1 });
   });

@@ -9,7 +9,7 @@ import { loadConfig } from '../lib/config.js';
 import { createApp } from '../lib/http/app.js';
 import { servedAnalytics } from '../lib/analytics.js';
 import { ResultLinks } from '../lib/http/result-links.js';
-import { api, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
+import { api, removeTempDir, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { checkResponse, OpenApiMismatch, openApiDocument, OPENAPI_PATH, type ReceivedResponse } from '../testkit/openapi-check.js';
 import { openApiProblems } from './helpers/openapi-structure.js';
 
@@ -85,6 +85,7 @@ describe('OpenAPI document', function () {
       resultsDir: dataDir, resultTtlMs: 1, links: new ResultLinks(Buffer.alloc(32)), now: Date.now, analytics: servedAnalytics,
     } as unknown as Parameters<typeof createApp>[0];
     const app = createApp(deps);
+    removeTempDir(dataDir); // only read for its path: the app is never started
     const router = (app.middleware.find((m) => (m as { router?: Router }).router) as unknown as { router: Router }).router;
     const normalise = (p: string) => p.replace(/\{[^}]+\}|:[A-Za-z_]+/g, '{}');
     const routes = new Set(

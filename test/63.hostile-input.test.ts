@@ -35,6 +35,8 @@ describe('hostile and broken input', function () {
   });
   after(async () => {
     await svc?.stop();
+    // The service's data folder is inside the sandbox: the test's, not the helper's, to remove.
+    if (sandbox) fs.rmSync(sandbox, { recursive: true, force: true });
   });
 
   /** The service is up, kept no upload and made no job. */

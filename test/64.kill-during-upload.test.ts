@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { AUTH, api, form, spawnService, tempDataDir, waitComplete } from '../testkit/service.js';
+import { api, AUTH, form, removeTempDir, spawnService, tempDataDir, waitComplete } from '../testkit/service.js';
 import { testMedia } from '../testkit/media.js';
 import { httpRequest, rawConnect } from './helpers/raw-http.js';
 import { BOUNDARY, multipartType } from '../testkit/hostile-corpus/multipart.js';
@@ -13,10 +13,16 @@ const MiB = 1024 * 1024;
 
 describe('kill -9 during an upload', function () {
   this.timeout(120_000);
+  /** Shared by the killed service and its restart, removed once both have exited. */
+  let dataDir: string | undefined;
+  afterEach(() => {
+    if (dataDir) removeTempDir(dataDir);
+    dataDir = undefined;
+  });
 
   it('leaves no half job and no upload files after a restart', async () => {
     const media = testMedia();
-    const dataDir = tempDataDir();
+    dataDir = tempDataDir();
     const env = { DATA_DIR: dataDir, WORKERS: '1', KAMCHECK_WAIT_MS: '0', MIN_FREE_DISK_MB: '1', AUTH_CREDENTIALS: 'tester:correct horse battery staple' };
     const tmp = path.join(dataDir, 'tmp');
     const jobs = path.join(dataDir, 'jobs');

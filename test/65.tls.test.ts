@@ -6,7 +6,7 @@ import https from 'node:https';
 import path from 'node:path';
 import { expect } from 'chai';
 import { ConfigError, loadConfig } from '../lib/config.js';
-import { AUTH, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
+import { AUTH, removeTempDir, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { testMedia } from '../testkit/media.js';
 import { checkResponse } from '../testkit/openapi-check.js';
 import { httpRequest, rawConnect, rawRequest } from './helpers/raw-http.js';
@@ -53,6 +53,7 @@ describe('TLS', function () {
     await svc?.stop();
     svc = undefined;
   });
+  after(() => removeTempDir(dir));
 
   it('serves HTTPS with the configured certificate when TLS_CERT and TLS_KEY are set', async () => {
     svc = await startTestService({ TLS_CERT: pair.cert, TLS_KEY: pair.key, KAMCHECK_WAIT_MS: '0' });
@@ -103,11 +104,13 @@ describe('TLS', function () {
   });
 
   it('the service process exits with status 2 and names the variable', () => {
+    const dataDir = tempDataDir();
     const run = spawnSync(process.execPath, [path.resolve('build/lib/main.js')], {
-      env: { ...process.env, DATA_DIR: tempDataDir(), PORT: '0', HOST: '127.0.0.1', AUTH_CREDENTIALS: 'a:b', TLS_CERT: pair.cert, TLS_KEY: '' },
+      env: { ...process.env, DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', AUTH_CREDENTIALS: 'a:b', TLS_CERT: pair.cert, TLS_KEY: '' },
       encoding: 'utf8',
       timeout: 20_000,
     });
+    removeTempDir(dataDir);
     expect(run.status).to.equal(2);
     expect(run.stderr).to.contain('configuration error: TLS_KEY: TLS_CERT is set but TLS_KEY is not');
   });

@@ -14,8 +14,32 @@ export const USER = 'tester';
 export const PASSWORD = 'correct horse battery staple';
 export const AUTH = 'Basic ' + Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
 
+/** Folders made by tempDataDir() and not yet removed. */
+const tempDirs = new Set<string>();
+
+/**
+ * A new empty folder in the system tmp folder. It is removed by removeTempDir(), by the stop() of
+ * the TestService that made it, or at the latest when the whole run ends (the root hook below).
+ */
 export function tempDataDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-test-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-test-'));
+  tempDirs.add(dir);
+  return dir;
+}
+
+/** Removes a folder and all it holds (a service's workers may still be letting go of files). */
+export function removeTempDir(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  tempDirs.delete(dir);
+}
+
+// A root-level hook (this module is first imported while mocha loads a test file): whatever a
+// test left behind, for instance when it failed before its own clean-up, goes when the run ends.
+// Scripts that import these helpers outside mocha have no `after`.
+if (typeof after === 'function') {
+  after(() => {
+    for (const dir of tempDirs) removeTempDir(dir);
+  });
 }
 
 export interface TestService {
@@ -24,14 +48,20 @@ export interface TestService {
   service: RunningService;
   /** Log lines, parsed. */
   logs: Record<string, unknown>[];
+  /** Stops the service; removes dataDir when startTestService made it. */
   stop(): Promise<void>;
 }
 
+/**
+ * Starts the service on `dataDir`, or on a new temporary folder that its stop() removes. A folder
+ * passed in is the caller's: it outlives stop(), so that a test can start the service on it again.
+ */
 export async function startTestService(
   env: Record<string, string> = {},
-  dataDir = tempDataDir(),
+  givenDataDir?: string,
   options: ServiceOptions = {},
 ): Promise<TestService> {
+  const dataDir = givenDataDir ?? tempDataDir();
   const logs: Record<string, unknown>[] = [];
   const sink = new Writable({
     write(chunk, _enc, done) {
@@ -53,7 +83,10 @@ export async function startTestService(
     dataDir,
     service,
     logs,
-    stop: () => service.stop(2000),
+    stop: async () => {
+      await service.stop(2000);
+      if (givenDataDir === undefined) removeTempDir(dataDir);
+    },
   };
 }
 
