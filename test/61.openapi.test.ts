@@ -22,7 +22,7 @@ const link = (file: string) => `http://appliance:8080/results/${JOB}/${file}?exp
 function sighting(): Record<string, unknown> {
   return {
     sighting_id: SIGHTING, start_frame: 10, end_frame: 80, frames: 60, confidence: 0.91,
-    gender: '', gender_confidence: -1, thumbnail: link(`sighting-${SIGHTING}.jpg`),
+    gender: '', gender_confidence: -1, thumbnail: link(`${JOB}_sighting_1.jpg`),
   };
 }
 
@@ -30,8 +30,8 @@ function faceLogTask(): Record<string, unknown> {
   return {
     analytic: 'face_log', job_id: JOB, complete: true, success: true, message: 'Found 1 sightings, 1 tracks, 60 faces',
     start_time: DATE, finish_time: DATE, frames: 100, frames_processed: 100, input_video: 'lobby.mp4',
-    resolution: '1280x720@25.0fps', number_of_sightings: 1, results_video: link('overlay.mp4'),
-    results_xml: link('faces.xml'), sightings: [sighting()], start_frame: 0,
+    resolution: '1280x720@25.0fps', number_of_sightings: 1, results_video: link(`face_log_${JOB}.mp4`),
+    results_xml: link(`face_log_${JOB}.xml`), sightings: [sighting()], start_frame: 0,
   };
 }
 
@@ -120,7 +120,8 @@ describe('OpenAPI document', function () {
     expect(Object.keys(schemas.TamperCauses.properties)).to.have.members(['blur', 'moved', 'masked', 'exposure', 'frozen', 'black']);
     expect(schemas.TaskError.required).to.have.members(['code', 'message']);
     const faceLogForm = doc.paths['/face_log'].post.requestBody.content['multipart/form-data'].schema.properties;
-    expect(Object.keys(faceLogForm)).to.have.members(['video', 'image', 'max_frames', 'min_size', 'gender', 'track_thumbnails']);
+    expect(Object.keys(faceLogForm)).to.have.members(['video', 'image', 'start_frame', 'max_frames', 'min_size', 'gender', 'track_thumbnails']);
+    expect(faceLogForm.start_frame.minimum).to.equal(0);
     expect(faceLogForm.min_size.minimum).to.equal(30);
     expect(faceLogForm.max_frames.minimum).to.equal(0);
     const results = doc.paths['/results/{job_id}/{file}'];
@@ -143,9 +144,10 @@ describe('OpenAPI document', function () {
     const history = { ...faceLogTask(), sightings: [{ sighting_id: SIGHTING, start_frame: 10, end_frame: 80, frames: 60 }] };
     accepts(ok({ url: '/face_detect', body: { status: 'success', tasks: [history] } }));
     accepts(ok({ url: `/kamcheck/${JOB}`, body: { status: 'success', task: kamcheckTask() } }));
-    accepts(ok({ url: `/results/${JOB}/overlay.mp4`, headers: { 'content-type': 'video/mp4' }, body: 'bytes' }));
-    accepts(ok({ url: `/results/${JOB}/faces.xml`, status: 410, body: { status: 'error', error: { code: 'expired', message: 'gone' } } }));
-    accepts(ok({ url: `/results/${JOB}/faces.xml`, headers: { 'content-type': 'application/xml; charset=utf-8' }, body: '<faces/>' }));
+    accepts(ok({ url: `/results/${JOB}/face_log_${JOB}.mp4`, headers: { 'content-type': 'video/mp4' }, body: 'bytes' }));
+    accepts(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, status: 410, body: { status: 'error', message: 'gone', error: { code: 'expired', message: 'gone' } } }));
+    rejects(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, status: 410, body: { status: 'error', error: { code: 'expired', message: 'gone' } } }), /must have required property 'message'/);
+    accepts(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, headers: { 'content-type': 'application/xml; charset=utf-8' }, body: '<faces/>' }));
     const failed = { analytic: 'kamcheck', job_id: JOB, complete: true, success: false, message: 'The image cannot be decoded', start_time: DATE, finish_time: DATE, error: { code: 'decode_failed', message: 'The image cannot be decoded' } };
     accepts(ok({ url: `/kamcheck/${JOB}`, body: { status: 'success', task: failed } }));
 
