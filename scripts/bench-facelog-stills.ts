@@ -1,5 +1,5 @@
 // Precision and recall of the face log on still images (generated with exact ground truth:
-// scripts/facelog-fixtures/stills.ts; real faces 30-200 px, both genders, on textured pictures).
+// testkit/facelog-fixtures/stills.ts; real faces 30-200 px, both genders, on textured pictures).
 //
 //   node build/scripts/bench-facelog-stills.js [fixture dir] [--seed N] [--count N] [--json FILE]
 //

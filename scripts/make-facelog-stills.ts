@@ -1,4 +1,4 @@
-// Generates still-image face-log fixtures with exact ground truth (scripts/facelog-fixtures/stills.ts):
+// Generates still-image face-log fixtures with exact ground truth (testkit/facelog-fixtures/stills.ts):
 // real labelled faces 30-200 px wide, both genders, on textured real pictures; some with no face.
 //
 //   node build/scripts/make-facelog-stills.js [--set test|bench] [--seed N] [--count N] [output dir]

@@ -1,6 +1,6 @@
 // Still images through the whole face log (runFaceLog, still: true: ffmpeg decoding, the real
 // detector and its test of evidence, lib/facelog/detect/still-evidence.ts), on generated stills with
-// exact ground truth (scripts/facelog-fixtures/stills.ts): real faces on a textured picture give
+// exact ground truth (testkit/facelog-fixtures/stills.ts): real faces on a textured picture give
 // exactly the true faces as sightings, each with confidence >= 0.4, and texture alone gives none.
 import fs from 'node:fs';
 import os from 'node:os';
