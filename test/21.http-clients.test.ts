@@ -11,14 +11,9 @@ import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestSer
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { SERVER_HEADER } from '../lib/version.js';
-import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../testkit/facelog-fixtures/truth.js';
+import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 
-/** A face-log test video by scenario (make fixtures generates them). */
-function facelogFixture(scenario: string): string {
-  const v = readFacelogManifest(DEFAULT_FACELOG_FIXTURE_DIR)?.videos.find((x) => x.scenario === scenario);
-  if (!v) throw new Error(`no ${scenario} face-log fixture: run \`make fixtures\``);
-  return path.join(DEFAULT_FACELOG_FIXTURE_DIR, v.file);
-}
+const facelogFixture = (scenario: string) => facelogVideo(scenario).file;
 
 interface Part {
   /** The whole Content-Disposition value, as a client would write it. */

@@ -6,20 +6,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
-import { readFacelogManifest, readTruth, DEFAULT_FACELOG_FIXTURE_DIR, type FacelogTruth } from '../testkit/facelog-fixtures/truth.js';
+import { facelogVideo, type FacelogTruth } from '../testkit/facelog-fixtures/truth.js';
 import { placeAgreement, scoreSightings } from '../testkit/facelog-fixtures/score.js';
 import { parseFaceLogXml, sightingFaces } from '../testkit/facelog-fixtures/read-xml.js';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { iou } from '../lib/facelog/geometry.js';
 
-const FIXTURES = DEFAULT_FACELOG_FIXTURE_DIR;
-const manifest = readFacelogManifest(FIXTURES);
-if (!manifest) throw new Error(`no face-log fixtures in ${FIXTURES}: run \`make fixtures\``);
-const fixture = (scenario: string) => {
-  const v = manifest.videos.find((x) => x.scenario === scenario);
-  if (!v) throw new Error(`the test set has no ${scenario} video`);
-  return { file: path.join(FIXTURES, v.file), truth: readTruth(path.join(FIXTURES, v.truth)) };
-};
+const fixture = (scenario: string) => facelogVideo(scenario);
 
 /** A face log processing minute: the slowest fixture takes ~20 s on a loaded 2-core machine. */
 const JOB_WAIT_MS = 180_000;

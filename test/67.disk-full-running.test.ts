@@ -11,13 +11,10 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { api, form, startTestService, type TestService } from '../testkit/service.js';
 import { testMedia } from '../testkit/media.js';
-import { readFacelogManifest, DEFAULT_FACELOG_FIXTURE_DIR } from '../testkit/facelog-fixtures/truth.js';
+import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 
 const MiB = 1024 * 1024;
-const FIXTURES = DEFAULT_FACELOG_FIXTURE_DIR;
-const manifest = readFacelogManifest(FIXTURES);
-if (!manifest) throw new Error(`no face-log fixtures in ${FIXTURES}: run \`make fixtures\``);
-const fixture = (scenario: string) => path.join(FIXTURES, manifest.videos.find((v) => v.scenario === scenario)!.file);
+const fixture = (scenario: string) => facelogVideo(scenario).file;
 /** 255 frames of 640x480: long enough to be caught while running; its overlay is about 0.85 MB. */
 const LONG = fixture('reappear');
 /** 66 frames: the job that must succeed afterwards. */

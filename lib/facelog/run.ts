@@ -124,7 +124,8 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
     .filter((g) => (input.still ? (stillConfidence(g) ?? 0) >= MIN_STILL_EVIDENCE : bestScores(g) >= MIN_BEST_SCORES))
     .map((g) => buildSighting(g, evidenceOf, input.gender))
     .filter((s) => s.confidence >= MIN_SIGHTING_CONFIDENCE)
-    .map((s, i) => ({ ...s, thumbnail: sightingThumbnailFile(input.jobId, i + 1) }));
+    // Named once the reported sightings are known: n counts them from 1.
+    .map((s, i): Sighting => ({ ...s, thumbnail: sightingThumbnailFile(input.jobId, i + 1) }));
 
   for (const s of sightings) {
     const best = s.tracks.map((n) => evidenceOf(byNumber.get(n)!)).reduce((a, b) => (b.bestQuality > a.bestQuality ? b : a));

@@ -5,8 +5,8 @@ import type { Context } from 'koa';
 import { invalidParameter } from './errors.js';
 
 /** The seed's history size: the plain history paths answer the last 50 tasks. */
-export const HISTORY_SIZE = 50;
-export const MAX_PER_PAGE = 100;
+const HISTORY_SIZE = 50;
+const MAX_PER_PAGE = 100;
 /** Pages beyond this would skip more tasks than any store holds; larger numbers are typos. */
 const MAX_PAGE = 1_000_000;
 

@@ -106,3 +106,12 @@ export function readFacelogManifest(dir: string): FacelogManifest | undefined {
 export function readTruth(file: string): FacelogTruth {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as FacelogTruth;
 }
+
+/** A video of a generated face-log set by scenario, with its truth (`make fixtures` makes the test set). */
+export function facelogVideo(scenario: string, dir = DEFAULT_FACELOG_FIXTURE_DIR): { file: string; truth: FacelogTruth } {
+  const manifest = readFacelogManifest(dir);
+  if (!manifest) throw new Error(`no face-log fixtures in ${dir}: run \`make fixtures\``);
+  const v = manifest.videos.find((x) => x.scenario === scenario);
+  if (!v) throw new Error(`the set in ${dir} has no ${scenario} video`);
+  return { file: path.join(dir, v.file), truth: readTruth(path.join(dir, v.truth)) };
+}

@@ -14,7 +14,7 @@ export interface Sighting {
   confidence: number;
   gender: string;
   gender_confidence: number;
-  /** File name of the thumbnail in the job's results (run.ts names it); the API turns it into a link. */
+  /** File name of the thumbnail in the job's results; the API turns it into a link. */
   thumbnail: string;
   /** Track numbers, for the XML. */
   tracks: number[];
@@ -47,7 +47,7 @@ export function buildSighting(
   tracks: Track[],
   evidence: (t: Track) => TrackEvidence,
   genderRequested: boolean,
-): Sighting {
+): Omit<Sighting, 'thumbnail'> {
   const id = randomUUID();
   const detections = tracks.reduce((n, t) => n + t.detections.length, 0);
   // Confidence: how sure the detector was of the face, discounted for a sighting seen only a
@@ -63,7 +63,6 @@ export function buildSighting(
     confidence: round3(confidence),
     gender: gender.gender,
     gender_confidence: gender.confidence < 0 ? -1 : round3(gender.confidence),
-    thumbnail: '',
     tracks: tracks.map((t) => t.number).sort((a, b) => a - b),
   };
 }
