@@ -23,8 +23,17 @@ export interface Config {
   publicBaseUrl: string | null;
   /** Retention of result files and links, in days. @defaultValue 7 (`RESULT_TTL_DAYS`) */
   resultTtlDays: number;
-  /** Analytics worker processes. @defaultValue number of CPU cores (`WORKERS`) */
+  /** Analytics worker processes; 0 makes a node that answers the API and runs no jobs. @defaultValue number of CPU cores (`WORKERS`) */
   workers: number;
+  /**
+   * The PostgreSQL job store shared by several nodes (`postgres://user:pass@host:port/db`); null
+   * keeps jobs in SQLite under DATA_DIR, one box alone. (`DATABASE_URL`)
+   */
+  databaseUrl: string | null;
+  /** This node's name in /healthz, /metrics and the job leases it holds; null means "host name:port". (`NODE_ID`) */
+  nodeId: string | null;
+  /** How long a node's claim on a job lasts without a heartbeat, ms. @defaultValue 30 s (`JOB_LEASE_S`, in seconds) */
+  jobLeaseMs: number;
   /** Largest accepted upload body, bytes. @defaultValue 2 GiB (`MAX_UPLOAD_MB`, in MiB) */
   maxUploadBytes: number;
   /** Jobs waiting or running before POSTs answer 503. @defaultValue 500 (`QUEUE_LIMIT`) */
@@ -75,7 +84,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentials: env.AUTH_CREDENTIALS ? parseCredentials(env.AUTH_CREDENTIALS, 'AUTH_CREDENTIALS') : null,
     publicBaseUrl: env.PUBLIC_BASE_URL ? baseUrl(env.PUBLIC_BASE_URL) : null,
     resultTtlDays: number(env, 'RESULT_TTL_DAYS', 7, 0.0001, 3650),
-    workers: integer(env, 'WORKERS', Math.max(1, os.availableParallelism()), 1, 256),
+    workers: integer(env, 'WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
+    databaseUrl: env.DATABASE_URL ? databaseUrl(env.DATABASE_URL) : null,
+    nodeId: env.NODE_ID ? nodeId(env.NODE_ID) : null,
+    jobLeaseMs: Math.round(number(env, 'JOB_LEASE_S', 30, 1, 3600) * 1000),
     maxUploadBytes: integer(env, 'MAX_UPLOAD_MB', 2048, 1, 1024 * 1024) * 1024 * 1024,
     queueLimit: integer(env, 'QUEUE_LIMIT', 500, 1, 1_000_000),
     kamcheckWaitMs: integer(env, 'KAMCHECK_WAIT_MS', 2000, 0, 60_000),
@@ -142,6 +154,24 @@ function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: nu
   const value = number(env, name, fallback, min, max);
   if (!Number.isInteger(value)) throw new ConfigError(name, `expected a whole number, got "${env[name]}"`);
   return value;
+}
+
+function databaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError('DATABASE_URL', 'not a URL; expected postgres://user:password@host:port/database');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError('DATABASE_URL', `expected a postgres:// URL, got ${url.protocol}//`);
+  }
+  return raw;
+}
+
+function nodeId(raw: string): string {
+  if (!/^[\w.:@-]{1,100}$/.test(raw)) throw new ConfigError('NODE_ID', 'expected 1-100 letters, digits and . : @ _ -');
+  return raw;
 }
 
 function baseUrl(raw: string): string {

@@ -11,8 +11,13 @@ export type JobOutcome = 'done' | 'failed' | 'retried';
 export interface MetricsSources {
   /** Analytics the service runs: their job gauges are reported even at 0. */
   analytics: string[];
-  jobCounts(): { analytic: string; state: string; count: number }[];
-  queueDepth(): number;
+  /** This node's name (NODE_ID): a label of vaa_node_info. */
+  nodeId: string;
+  jobCounts(): Promise<{ analytic: string; state: string; count: number }[]>;
+  /** Jobs queued or running on every node sharing the store. */
+  queueDepth(): Promise<number>;
+  /** Jobs running on this node. */
+  runningHere(): number;
   queueLimit: number;
   workersAlive(): number;
   workerRestarts(): number;
@@ -40,10 +45,13 @@ export class ServiceMetrics {
       help: 'Jobs in the store by analytic and state (queued, processing, done, failed)',
       labelNames: ['analytic', 'state'],
       registers,
-      collect() {
+      async collect() {
+        // While the job database does not answer, a scrape still succeeds with the last values.
+        const counts = await sources.jobCounts().catch(() => null);
+        if (!counts) return;
         this.reset();
         for (const analytic of sources.analytics) for (const state of JOB_STATES) this.set({ analytic, state }, 0);
-        for (const c of sources.jobCounts()) this.set({ analytic: c.analytic, state: c.state }, c.count);
+        for (const c of counts) this.set({ analytic: c.analytic, state: c.state }, c.count);
       },
     });
     this.jobSeconds = new Histogram({
@@ -55,10 +63,28 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'vaa_queue_depth',
-      help: 'Jobs waiting or running in the queue',
+      help: 'Jobs waiting or running in the queue, on every node sharing the job store',
+      registers,
+      async collect() {
+        const depth = await sources.queueDepth().catch(() => null);
+        if (depth !== null) this.set(depth);
+      },
+    });
+    new Gauge({
+      name: 'vaa_jobs_running',
+      help: 'Jobs running on this node',
       registers,
       collect() {
-        this.set(sources.queueDepth());
+        this.set(sources.runningHere());
+      },
+    });
+    new Gauge({
+      name: 'vaa_node_info',
+      help: 'This node: its NODE_ID (always 1)',
+      labelNames: ['node_id'],
+      registers,
+      collect() {
+        this.set({ node_id: sources.nodeId }, 1);
       },
     });
     new Gauge({

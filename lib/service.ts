@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Logger } from 'pino';
@@ -10,7 +11,8 @@ import type { Config } from './config.js';
 import { createApp } from './http/app.js';
 import { resolveCredentials, type ResolvedCredentials } from './http/credentials.js';
 import { JobQueue } from './jobs/queue.js';
-import { JobStore } from './jobs/store.js';
+import type { JobStore } from './jobs/store.js';
+import { openJobStore } from './jobs/open-store.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { PARTIAL_SUFFIX, partialResultsDir, startRetentionSweeper, sweepResults } from './jobs/retention.js';
 import { ResultLinks } from './http/result-links.js';
@@ -21,11 +23,15 @@ import { answerClientError } from './http/client-error.js';
 
 export interface RunningService {
   url: string;
+  /** This node's name (NODE_ID, or host name and port). */
+  nodeId: string;
+  /** Where this node's uploads are written while they arrive. */
+  tmpDir: string;
   credentials: ResolvedCredentials;
   store: JobStore;
   pool: WorkerPool;
   queue: JobQueue;
-  /** Jobs found unfinished at start and queued again. */
+  /** Jobs this node found left unfinished by its previous run and runs again. */
   resumed: number;
   metrics: ServiceMetrics;
   storage: StorageGuard;
@@ -37,37 +43,63 @@ export interface RunningService {
 /** How long a graceful stop waits for running jobs before re-queueing them. */
 const STOP_GRACE_MS = 20_000;
 
+/**
+ * An upload folder without a job record younger than this may belong to an upload another node
+ * is accepting right now (DATA_DIR shared): start-up clean-up leaves it alone.
+ */
+const ORPHAN_AGE_MS = 60 * 60 * 1000;
+
 export interface ServiceOptions {
   /** The clock for result retention (tests move it forward). */
   now?: () => number;
   /** Free bytes in DATA_DIR (tests simulate a full disk); statfs by default. */
   diskSpace?: DiskSpaceProbe;
+  /** How often the queue looks for claimable jobs it was not told about. @defaultValue 1000 */
+  pollMs?: number;
 }
 
 export async function startService(config: Config, logger: Logger, options: ServiceOptions = {}): Promise<RunningService> {
   const now = options.now ?? Date.now;
-  const tmpDir = path.join(config.dataDir, 'tmp');
   const jobsDir = path.join(config.dataDir, 'jobs');
   const resultsDir = path.join(config.dataDir, 'results');
   const resultTtlMs = config.resultTtlDays * 24 * 60 * 60 * 1000;
   fs.mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  fs.rmSync(tmpDir, { recursive: true, force: true }); // uploads cut off by a previous stop
-  fs.mkdirSync(tmpDir, { recursive: true });
   fs.mkdirSync(jobsDir, { recursive: true });
   fs.mkdirSync(resultsDir, { recursive: true });
-  removePartialResults(resultsDir); // no job runs yet: any `.partial` folder is a left-over
 
   const credentials = resolveCredentials(config);
-  const store = new JobStore(path.join(config.dataDir, 'jobs.sqlite'));
-  removeStaleJobFolders(jobsDir, store, logger);
+  const store = await openJobStore(config, logger);
+  await removeStaleJobFolders(jobsDir, store, logger);
+  // The node's name needs the port it listens on: the server listens first and gets its request
+  // handler in the same turn of the event loop, before any request can arrive.
+  const server = config.tls ? https.createServer({ cert: config.tls.cert, key: config.tls.key }) : http.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(config.port, config.host, () => resolve());
+    });
+  } catch (err) {
+    await store.close();
+    throw err;
+  }
+  const { port } = server.address() as AddressInfo;
+  const nodeId = config.nodeId ?? `${os.hostname()}:${port}`;
+  // One box owns DATA_DIR; nodes sharing it keep their unfinished uploads in a folder of their own.
+  const tmpDir = store.shared ? path.join(config.dataDir, 'tmp', nodeId.replace(/[^\w.-]/g, '_')) : path.join(config.dataDir, 'tmp');
+  fs.rmSync(tmpDir, { recursive: true, force: true }); // uploads cut off by this node's previous stop
+  fs.mkdirSync(tmpDir, { recursive: true });
+  // Other nodes may be writing results now; their leftovers go with the retention sweep.
+  if (!store.shared) removePartialResults(resultsDir);
 
   const pool = new WorkerPool({ size: config.workers, logger });
   pool.start();
   const storage = new StorageGuard(config.dataDir, config.minFreeDiskBytes, options.diskSpace);
   const metrics: ServiceMetrics = new ServiceMetrics({
+    nodeId,
     analytics: analytics.names,
     jobCounts: () => store.countsByState(),
-    queueDepth: (): number => queue.depth,
+    queueDepth: () => queue.depth(),
+    runningHere: () => queue.runningHere,
     queueLimit: config.queueLimit,
     workersAlive: () => pool.alive,
     workerRestarts: () => pool.restarts,
@@ -78,43 +110,40 @@ export async function startService(config: Config, logger: Logger, options: Serv
     store,
     pool,
     logger,
+    nodeId,
     concurrency: config.workers,
     limit: config.queueLimit,
     maxAttempts: config.jobMaxAttempts,
+    leaseMs: config.jobLeaseMs,
+    pollMs: options.pollMs,
     analytics,
     config,
     onFinished: (id) => removeJobFiles(jobsDir, resultsDir, id),
     storage,
     metrics,
   });
-  const resumed = queue.resume();
-  if (resumed > 0) logger.info({ resumed }, 'queued again the jobs left unfinished by the last run');
 
   const retention = { resultsDir, ttlMs: resultTtlMs, store, logger, now };
-  const stopSweeper = startRetentionSweeper(retention);
   const links = ResultLinks.fromDataDir(config.dataDir);
   const app = createApp({
-    config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now, pool, storage, metrics,
+    config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now, pool, storage, metrics, nodeId,
     analytics: servedAnalytics,
     credentials: credentials.credentials,
   });
-  // HTTPS when TLS_CERT and TLS_KEY are set: Basic credentials must not cross a network in clear.
-  const server = config.tls
-    ? https.createServer({ cert: config.tls.cert, key: config.tls.key }, app.callback())
-    : http.createServer(app.callback());
+  server.on('request', app.callback());
   server.on('clientError', answerClientError);
   server.requestTimeout = 0; // large uploads may take long; formidable enforces the size limit
   // Longer than the usual client and proxy idle timeouts, so they close idle sockets first and
   // never send a request on a socket the server is closing.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
+
+  const released = await queue.start();
+  const resumed = store.shared ? released : await store.unfinishedCount();
+  if (resumed > 0) logger.info({ resumed }, 'runs again the jobs left unfinished by the last run');
+  const stopSweeper = startRetentionSweeper(retention);
 
   let stopped: Promise<void> | null = null;
   const stop = (graceMs = STOP_GRACE_MS) =>
@@ -124,12 +153,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
       server.closeIdleConnections();
       await queue.stop(graceMs);
       await pool.stop();
+      // Runs cut short by the stop go back to the queue (for another node, or this one's next start).
+      await queue.settled(graceMs);
       server.closeAllConnections();
       await closed;
-      store.close();
+      await store.close();
     })());
 
-  return { url, credentials, store, pool, queue, resumed, metrics, storage, sweepResults: () => sweepResults(retention), stop };
+  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, sweepResults: () => sweepResults(retention), stop };
 }
 
 /**
@@ -155,12 +186,16 @@ function removePartialResults(resultsDir: string): void {
 /**
  * Job folders without a record (a crash hit between moving the upload and writing the record) and
  * folders of finished jobs (a stop hit between the job's end and the removal of its uploads).
+ * With a shared DATA_DIR a folder without a record may be an upload another node is accepting:
+ * only old ones go.
  */
-function removeStaleJobFolders(jobsDir: string, store: JobStore, logger: Logger): void {
+async function removeStaleJobFolders(jobsDir: string, store: JobStore, logger: Logger): Promise<void> {
   for (const name of fs.readdirSync(jobsDir)) {
-    const state = store.get(name)?.state;
+    const dir = path.join(jobsDir, name);
+    const state = (await store.get(name))?.state;
     if (state === 'queued' || state === 'processing') continue;
-    fs.rmSync(path.join(jobsDir, name), { recursive: true, force: true });
+    if (!state && store.shared && Date.now() - (fs.statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0) < ORPHAN_AGE_MS) continue;
+    fs.rmSync(dir, { recursive: true, force: true });
     if (state) logger.info({ job_id: name }, 'removed the uploads of a finished job');
     else logger.info({ job_id: name }, 'removed the files of an upload that never became a job');
   }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { expect } from 'chai';
 import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
+import { describeBackends } from './helpers/backends.js';
 
 const HTTP_DATE = /^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const CAUSES = ['blur', 'moved', 'masked', 'exposure', 'frozen', 'black'];
@@ -14,7 +15,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
   expect(res.body.error.message).to.be.a('string').and.not.empty;
 }
 
-describe('HTTP /kamcheck', function () {
+describeBackends('HTTP /kamcheck', function (backend) {
   let media: TestMedia;
   let svc: TestService;
 
@@ -22,11 +23,13 @@ describe('HTTP /kamcheck', function () {
     media = testMedia();
   });
   beforeEach(async () => {
-    svc = await startTestService();
+    svc = await start();
   });
   afterEach(async () => {
     await svc.stop();
   });
+
+  const start = async (env: Record<string, string> = {}) => startTestService({ ...(await backend.env()), ...env });
 
   const post = (files: Record<string, string>, fields: Record<string, string> = {}) =>
     api(`${svc.url}/kamcheck`, { method: 'POST', body: form(files, fields) });
@@ -34,7 +37,7 @@ describe('HTTP /kamcheck', function () {
   it('runs a check and answers with the finished task in the POST itself', async () => {
     // A generous wait (the default is 2 s): the first job also waits for the worker to load OpenCV.
     await svc.stop();
-    svc = await startTestService({ KAMCHECK_WAIT_MS: '15000' });
+    svc = await start({ KAMCHECK_WAIT_MS: '15000' });
     // Unknown form fields are ignored.
     const res = await post({ video: media.clip, image: media.reference }, { camera: 'lobby-3', max_frames: '7' });
     expect(res.status).to.equal(200);
@@ -59,12 +62,12 @@ describe('HTTP /kamcheck', function () {
     expect(again.body).to.deep.equal({ status: 'success', task });
     // The uploads are deleted once the check is finished; nothing is left behind.
     expect(fs.readdirSync(`${svc.dataDir}/jobs`)).to.deep.equal([]);
-    expect(fs.readdirSync(`${svc.dataDir}/tmp`)).to.deep.equal([]);
+    expect(fs.readdirSync(svc.service.tmpDir)).to.deep.equal([]);
   });
 
   it('returns complete:false at once when told not to wait, and the task completes later', async () => {
     await svc.stop();
-    svc = await startTestService({ KAMCHECK_WAIT_MS: '0' });
+    svc = await start({ KAMCHECK_WAIT_MS: '0' });
     const res = await post({ video: media.clipHd, image: media.referenceHd });
     expect(res.status).to.equal(200);
     const task = res.body.task;
@@ -96,13 +99,16 @@ describe('HTTP /kamcheck', function () {
   });
 
   it('lists the last 50 checks, newest first', async () => {
+    // No worker: the records written straight to the store stay queued.
+    await svc.stop();
+    svc = await start({ WORKERS: '0', KAMCHECK_WAIT_MS: '0' });
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const res = await post({ video: media.clip, image: media.reference });
       ids.push(res.body.task.job_id);
     }
     for (let i = 0; i < 52; i++) {
-      svc.service.store.insert({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, analytic: 'kamcheck', input: {} });
+      await svc.service.store.insert({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, analytic: 'kamcheck', input: {} });
     }
     const list = await api(`${svc.url}/kamcheck`);
     expect(list.status).to.equal(200);
@@ -150,7 +156,7 @@ describe('HTTP /kamcheck', function () {
     const list = await api(`${svc.url}/kamcheck`);
     expect(list.body.tasks).to.deep.equal([]);
     expect(fs.readdirSync(`${svc.dataDir}/jobs`)).to.deep.equal([]);
-    expect(fs.readdirSync(`${svc.dataDir}/tmp`)).to.deep.equal([]);
+    expect(fs.readdirSync(svc.service.tmpDir)).to.deep.equal([]);
   });
 
   it('answers 404 for unknown jobs and endpoints', async () => {
@@ -162,17 +168,17 @@ describe('HTTP /kamcheck', function () {
 
   it('answers 413 for uploads over the limit, before reading the whole body', async () => {
     await svc.stop();
-    svc = await startTestService({ MAX_UPLOAD_MB: '1' });
+    svc = await start({ MAX_UPLOAD_MB: '1' });
     const big = `${svc.dataDir}/big.mp4`;
     fs.writeFileSync(big, Buffer.alloc(3 * 1024 * 1024, 7));
     const res = await post({ video: big, image: media.reference });
     expectError(res, 413, 'payload_too_large');
-    expect(fs.readdirSync(`${svc.dataDir}/tmp`)).to.deep.equal([]);
+    expect(fs.readdirSync(svc.service.tmpDir)).to.deep.equal([]);
   });
 
   it('answers 503 busy with Retry-After when the queue is full', async () => {
     await svc.stop();
-    svc = await startTestService({ QUEUE_LIMIT: '1', KAMCHECK_WAIT_MS: '0' });
+    svc = await start({ QUEUE_LIMIT: '1', KAMCHECK_WAIT_MS: '0' });
     const results = await Promise.all(
       Array.from({ length: 6 }, () => post({ video: media.clipHd, image: media.referenceHd })),
     );

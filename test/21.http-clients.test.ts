@@ -212,13 +212,13 @@ describe('Clients of the original service', function () {
     const ids: Record<string, string[]> = { kamcheck: [], face_log: [] };
 
     before(async () => {
-      // Records written straight to the store (no worker runs them): paging reads the store only.
-      paged = await startTestService({ WORKERS: '1' });
+      // Records written straight to the store (no worker runs them: WORKERS=0): paging reads the store only.
+      paged = await startTestService({ WORKERS: '0' });
       const t0 = Date.now() - 60_000;
       for (let i = 0; i < 55; i++) {
         for (const analytic of ['kamcheck', 'face_log']) {
           const id = `00000000-0000-4000-8000-${String(i).padStart(6, '0')}${analytic === 'kamcheck' ? '000001' : '000002'}`;
-          paged.service.store.insert({ id, analytic, input: { frames: 10, startFrame: 0, maxFrames: 0 }, createdAt: t0 + i });
+          await paged.service.store.insert({ id, analytic, input: { frames: 10, startFrame: 0, maxFrames: 0 }, createdAt: t0 + i });
           ids[analytic].unshift(id); // newest first
         }
       }

@@ -71,7 +71,7 @@ describe('observability: health, metrics, logs', function () {
     free = 500 * MiB;
     expect((await api(`${svc.url}/healthz`)).status).to.equal(200);
 
-    svc.service.store.close(); // the database is gone
+    await svc.service.store.close(); // the database is gone
     const noDb = await api(`${svc.url}/healthz`);
     expect(noDb.status).to.equal(503);
     expect(noDb.body.health.database.ok).to.equal(false);

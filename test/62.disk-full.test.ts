@@ -43,8 +43,8 @@ describe('disk nearly full', function () {
     expect(res.body.error.message).to.match(message);
   }
 
-  function expectNothingKept(): void {
-    expect(svc!.service.store.countsByState()).to.deep.equal([]);
+  async function expectNothingKept(): Promise<void> {
+    expect(await svc!.service.store.countsByState()).to.deep.equal([]);
     expect(fs.readdirSync(`${svc!.dataDir}/jobs`)).to.deep.equal([]);
     expect(fs.readdirSync(`${svc!.dataDir}/tmp`)).to.deep.equal([]);
   }
@@ -57,7 +57,7 @@ describe('disk nearly full', function () {
     expectRefused(await post('face_log', { video: media.clip }), /nearly full/);
     // GETs still work: the appliance serves its history while the disk is full.
     expect((await api(`${svc.url}/kamcheck`)).body.tasks).to.deep.equal([]);
-    expectNothingKept();
+    await expectNothingKept();
 
     free = [10_000 * MiB];
     const accepted = await post('kamcheck', { video: media.clip, image: media.reference });
@@ -82,7 +82,7 @@ describe('disk nearly full', function () {
     checkRaw(head, res);
     expectRefused(res, /not enough free disk space for an upload of 80 MiB: 150 MiB free, of which 100 MiB must stay free/);
     expect(res.headers.connection).to.equal('close');
-    expectNothingKept();
+    await expectNothingKept();
   });
 
   it('checks again after the body is on disk, and keeps nothing when the floor was crossed meanwhile', async () => {
@@ -92,7 +92,7 @@ describe('disk nearly full', function () {
     const res = await post('kamcheck', { video: media.clip, image: media.reference });
     expectRefused(res, /nearly full \(90 MiB free/);
     expect(calls).to.equal(2);
-    expectNothingKept();
+    await expectNothingKept();
   });
 
   it('reads MIN_FREE_DISK_MB as MiB, 1 GiB by default, and refuses nonsense', () => {

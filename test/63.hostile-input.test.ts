@@ -43,14 +43,14 @@ describe('hostile and broken input', function () {
   async function expectUnharmed(jobsBefore: number): Promise<void> {
     const health = await api(`${svc.url}/healthz`);
     expect(health.status, 'service still healthy').to.equal(200);
-    expect(jobCount(), 'no job created').to.equal(jobsBefore);
+    expect(await jobCount(), 'no job created').to.equal(jobsBefore);
     // The upload's temporary folder goes when its request ends; a connection cut by the server
     // may end the request a moment after the answer.
     await eventually(() => fs.readdirSync(path.join(svc.dataDir, 'tmp')).length === 0, 'tmp folder empty');
   }
 
-  function jobCount(): number {
-    return svc.service.store.countsByState().reduce((n, c) => n + c.count, 0);
+  async function jobCount(): Promise<number> {
+    return (await svc.service.store.countsByState()).reduce((n, c) => n + c.count, 0);
   }
 
   function expectNothingOutsideDataDir(): void {
@@ -68,7 +68,7 @@ describe('hostile and broken input', function () {
       expect(cases.length).to.be.above(0);
       const failures: string[] = [];
       for (const c of cases) {
-        const jobs = jobCount();
+        const jobs = await jobCount();
         const expected = c.expect as { status: number; code: string };
         try {
           const res = await rawRequest(svc.url, c.request); // also checked against the OpenAPI document
@@ -110,7 +110,7 @@ describe('hostile and broken input', function () {
       const id = res.body.task.job_id;
       const task = await waitComplete(`${svc.url}/kamcheck/${id}`, 60_000);
       expect(task.success, c.name).to.equal(true);
-      const input = svc.service.store.get(id)!.input as { videoName: string; imageName: string };
+      const input = (await svc.service.store.get(id))!.input as { videoName: string; imageName: string };
       for (const name of [input.videoName, input.imageName]) {
         // eslint-disable-next-line no-control-regex
         expect(name, c.name).to.not.match(/[/\\\u0000-\u001f]/);
@@ -124,7 +124,7 @@ describe('hostile and broken input', function () {
   });
 
   it('answers 413 to an oversize upload before the body is sent, and keeps nothing', async () => {
-    const jobs = jobCount();
+    const jobs = await jobCount();
     const declared = 1024 * MiB; // 512 times the limit
     const head = httpRequest('POST', '/kamcheck', [
       ['Host', 'appliance'],
@@ -156,7 +156,7 @@ describe('hostile and broken input', function () {
   });
 
   it('cleans up after a client that gives up half way through an upload', async () => {
-    const jobs = jobCount();
+    const jobs = await jobCount();
     const head = httpRequest('POST', '/kamcheck', [
       ['Host', 'appliance'],
       ['Authorization', AUTH],

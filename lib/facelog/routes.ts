@@ -25,7 +25,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
     const file = video ?? image;
     if (!file) throw missingFile('video');
     const params = parseFaceLogParams(upload);
-    deps.queue.assertCapacity();
+    await deps.queue.assertCapacity();
 
     if (file.size === 0) throw unsupportedMedia('the uploaded file is empty');
     let media;
@@ -58,19 +58,19 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       gender: params.gender,
       trackThumbnails: params.trackThumbnails,
     }));
-    ctx.body = { status: 'success', task: presentFaceLogTask(deps.store.get(job.id)!, deps, ctx) };
+    ctx.body = { status: 'success', task: presentFaceLogTask((await deps.store.get(job.id)) ?? job, deps, ctx) };
   });
 
-  router.get(`/${FACE_LOG}/:jobId`, (ctx: Context) => {
-    const job = deps.store.get(ctx.params.jobId);
+  router.get(`/${FACE_LOG}/:jobId`, async (ctx: Context) => {
+    const job = await deps.store.get(ctx.params.jobId);
     if (!job || job.analytic !== FACE_LOG) throw notFound(`no face-log job ${ctx.params.jobId}`);
     ctx.body = { status: 'success', task: presentFaceLogTask(job, deps, ctx) };
   });
 
   // The seed serves the history at /face_detect; clients of the original also page it under /face_log.
-  const history = (ctx: Context) => {
+  const history = async (ctx: Context) => {
     const { limit, offset } = historyPage(ctx);
-    const jobs = deps.store.recent(FACE_LOG, limit, offset);
+    const jobs = await deps.store.recent(FACE_LOG, limit, offset);
     ctx.body = { status: 'success', tasks: jobs.map((job) => presentFaceLogTask(job, deps, ctx, { abbreviated: true })) };
   };
   for (const base of ['/face_detect', `/${FACE_LOG}`]) {

@@ -42,6 +42,8 @@ export interface ServiceDeps {
   /** Free space of DATA_DIR against MIN_FREE_DISK_MB. */
   storage: StorageGuard;
   metrics: ServiceMetrics;
+  /** This node's name (NODE_ID). */
+  nodeId: string;
   /** The analytics whose routes the app serves (lib/analytics.ts). */
   analytics: ServedAnalytic[];
 }

@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { createOnce } from '../create-once.js';
 import { parseCredentials, type Config, type Credential } from '../config.js';
 
 export interface ResolvedCredentials {
@@ -22,7 +23,8 @@ export function resolveCredentials(config: Config): ResolvedCredentials {
     return { credentials: parseCredentials(text, file), file, generated: false };
   }
   const password = randomBytes(18).toString('base64url'); // 144 random bits
-  const credential = { user: GENERATED_USER, password };
-  fs.writeFileSync(file, `${credential.user}:${credential.password}\n`, { mode: 0o600, flag: 'wx' });
-  return { credentials: [credential], file, generated: true };
+  const mine = `${GENERATED_USER}:${password}\n`;
+  // Nodes sharing DATA_DIR may start together: one of them writes the file, all use it.
+  const text = createOnce(file, mine);
+  return { credentials: parseCredentials(text, file), file, generated: text === mine };
 }

@@ -4,7 +4,7 @@
 // file of one job (the XML's relative thumbnail names resolve with the same query) until the
 // retention period ends. Without a valid token a link needs the Basic header like every endpoint.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import fs from 'node:fs';
+import { createOnce } from '../create-once.js';
 import path from 'node:path';
 
 export const RESULTS_PATH = '/results';
@@ -14,13 +14,9 @@ export class ResultLinks {
 
   /** The key in `<dataDir>/link-secret`, generated on first use. */
   static fromDataDir(dataDir: string): ResultLinks {
-    const file = path.join(dataDir, 'link-secret');
-    try {
-      fs.writeFileSync(file, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    return new ResultLinks(Buffer.from(fs.readFileSync(file, 'utf8').trim(), 'hex'));
+    // Every node sharing DATA_DIR signs and verifies with the same key.
+    const text = createOnce(path.join(dataDir, 'link-secret'), randomBytes(32).toString('hex') + '\n');
+    return new ResultLinks(Buffer.from(text.trim(), 'hex'));
   }
 
   sign(jobId: string, expires: number): string {

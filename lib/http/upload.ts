@@ -39,14 +39,14 @@ export interface Upload {
  * the connection rather than drain a large unread body), and both checked again once it is on disk.
  * `admit` may refuse the request before its body is read (e.g. a full queue).
  */
-export function multipartUpload(tmpRoot: string, maxBytes: number, storage?: StorageGuard, admit?: () => void) {
+export function multipartUpload(tmpRoot: string, maxBytes: number, storage?: StorageGuard, admit?: () => Promise<void>) {
   const slots = new UploadSlots();
   return async (ctx: Context, next: Next) => {
     const declared = Number(ctx.get('content-length') || 0);
     // Refused here, the body is not read: the error handler closes the connection if it is large.
     if (Number.isFinite(declared) && declared > maxBytes) throw payloadTooLarge(maxBytes);
     if (!ctx.is('multipart')) throw invalidParameter('the request body must be multipart/form-data');
-    admit?.();
+    await admit?.();
     await storage?.assertRoomFor(Number.isFinite(declared) ? declared : 0);
     const dir = path.join(tmpRoot, randomUUID());
     await fs.mkdir(dir, { recursive: true });

@@ -28,8 +28,20 @@ export function resultsExpireAt(finishedAt: number, ttlMs: number): number {
   return finishedAt + ttlMs;
 }
 
-/** Deletes expired results and leftovers (unfinished `.partial` folders of finished jobs, folders of unknown jobs). */
+/**
+ * Deletes expired results and leftovers (unfinished `.partial` folders of finished jobs, folders of
+ * unknown jobs). Nodes sharing DATA_DIR sweep one at a time: a node that finds another sweeping
+ * skips its turn.
+ */
 export async function sweepResults(o: RetentionOptions): Promise<number> {
+  let removed = 0;
+  await o.store.exclusive('retention-sweep', async () => {
+    removed = await sweepNow(o);
+  });
+  return removed;
+}
+
+async function sweepNow(o: RetentionOptions): Promise<number> {
   let removed = 0;
   let names: string[];
   try {
@@ -40,7 +52,7 @@ export async function sweepResults(o: RetentionOptions): Promise<number> {
   for (const name of names) {
     const partial = name.endsWith(PARTIAL_SUFFIX);
     const id = partial ? name.slice(0, -PARTIAL_SUFFIX.length) : name;
-    const job = o.store.get(id);
+    const job = await o.store.get(id);
     const finished = job && (job.state === 'done' || job.state === 'failed');
     const expired = finished && o.now() >= resultsExpireAt(job.finishedAt ?? job.createdAt, o.ttlMs);
     const leftover = !job || (finished && partial);

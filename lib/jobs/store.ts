@@ -1,6 +1,12 @@
-// Persistent job records in SQLite (WAL). The single source of truth for a job's state: the
-// queue writes it, HTTP reads it, and a restart resumes from it.
-import Database from 'better-sqlite3';
+// The job store: the single source of truth for a job's state. HTTP reads it, the queue claims
+// jobs from it and writes their outcomes, and a restart (or another node) resumes from it. Two
+// implementations keep one behaviour: SQLite under DATA_DIR for one box (sqlite-store.ts) and
+// PostgreSQL for several nodes as one service (pg-store.ts).
+//
+// A worker's hold on a job is a lease: `claim` counts an attempt and sets the lease's owner and
+// expiry; the owner renews it while the job runs; a job whose lease ran out is claimable again.
+// Every write about a running job names the attempt it belongs to, and only lands while that
+// attempt still holds the job: a late result of an attempt that lost its lease changes nothing.
 
 export type JobState = 'queued' | 'processing' | 'done' | 'failed';
 
@@ -13,7 +19,7 @@ export interface JobRecord {
   id: string;
   analytic: string;
   state: JobState;
-  /** Times a worker has started this job. */
+  /** Times a worker has started this job; the current attempt while it is processing. */
   attempts: number;
   createdAt: number;
   finishedAt: number | null;
@@ -23,137 +29,103 @@ export interface JobRecord {
   input: Record<string, unknown>;
   result: Record<string, unknown> | null;
   error: JobFailure | null;
+  /** When the current (or last) attempt started, ms. */
+  startedAt: number | null;
+  /** The node holding (or last holding) the job's lease. */
+  leaseOwner: string | null;
 }
 
-interface Row {
+/** One attempt's hold on a job: the fence every write about a running job carries. */
+export interface Claim {
+  id: string;
+  attempt: number;
+}
+
+export interface NewJob {
+  id: string;
+  analytic: string;
+  input: Record<string, unknown>;
+  createdAt?: number;
+}
+
+export type StoreEvent = { type: 'queued' } | { type: 'finished'; id: string } | { type: 'reconnected' };
+
+export interface JobStore {
+  /** 'sqlite' or 'postgres': what /healthz and the logs report. */
+  readonly backend: string;
+  /** The store is shared by several nodes: per-node duties (start-up clean-up) must not assume they are alone. */
+  readonly shared: boolean;
+
+  insert(job: NewJob): Promise<JobRecord>;
+  get(id: string): Promise<JobRecord | null>;
+  /** `limit` jobs of an analytic, newest first, after skipping the `offset` newest. */
+  recent(analytic: string, limit: number, offset?: number): Promise<JobRecord[]>;
+
+  /**
+   * Takes the oldest job that is queued or whose lease has run out: counts an attempt, sets the
+   * lease to `owner` for `leaseMs`. Null when there is none. Two claimers never get the same attempt.
+   */
+  claim(owner: string, leaseMs: number): Promise<JobRecord | null>;
+  /** Extends the lease; false when the attempt no longer holds the job (its lease ran out and another took it). */
+  renew(claim: Claim, leaseMs: number): Promise<boolean>;
+  setMessage(claim: Claim, message: string): Promise<void>;
+  /** Each returns false, and changes nothing, when the attempt no longer holds the job. */
+  complete(claim: Claim, message: string, result: Record<string, unknown>, at?: number): Promise<boolean>;
+  fail(claim: Claim, failure: JobFailure, result?: Record<string, unknown> | null, at?: number): Promise<boolean>;
+  /** Back to the queue (worker crashed, node stopping): any node may claim it at once. */
+  requeue(claim: Claim, message: string): Promise<boolean>;
+  /**
+   * A node starts again: leases its previous run held are released, so its jobs run at once
+   * instead of after the lease. One box's SQLite store releases every lease (it is the only owner).
+   */
+  releaseLeases(owner: string): Promise<number>;
+
+  /** Jobs queued or processing, on every node: the queue depth QUEUE_LIMIT bounds. */
+  unfinishedCount(): Promise<number>;
+  /** Jobs by analytic and state (metrics). */
+  countsByState(): Promise<{ analytic: string; state: JobState; count: number }[]>;
+  /**
+   * Runs `task` unless another node runs a task of the same name right now (then resolves false
+   * without running it): duties such as the retention sweep run on one node at a time.
+   */
+  exclusive(name: string, task: () => Promise<void>): Promise<boolean>;
+
+  /** Jobs queued and finished anywhere; 'reconnected' after a lost connection (events may have been missed). */
+  subscribe(listener: (event: StoreEvent) => void): () => void;
+  /** Throws unless the database answers a query (health check). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** The columns both backends store, as they come back from a query. */
+export interface JobRow {
   id: string;
   analytic: string;
   state: JobState;
   attempts: number;
-  created_at: number;
-  finished_at: number | null;
+  created_at: number | string;
+  started_at: number | string | null;
+  finished_at: number | string | null;
   message: string;
   input: string;
   result: string | null;
   error: string | null;
+  lease_owner: string | null;
 }
 
-export class JobStore {
-  private readonly db: Database.Database;
-
-  constructor(file: string) {
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = NORMAL');
-    this.db.pragma('busy_timeout = 5000');
-    this.db.exec(`
-      CREATE TABLE IF NOT EXISTS jobs (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT,
-        id TEXT NOT NULL UNIQUE,
-        analytic TEXT NOT NULL,
-        state TEXT NOT NULL,
-        attempts INTEGER NOT NULL DEFAULT 0,
-        created_at INTEGER NOT NULL,
-        finished_at INTEGER,
-        message TEXT NOT NULL,
-        input TEXT NOT NULL,
-        result TEXT,
-        error TEXT
-      );
-      CREATE INDEX IF NOT EXISTS jobs_by_analytic ON jobs (analytic, seq DESC);
-      CREATE INDEX IF NOT EXISTS jobs_unfinished ON jobs (state) WHERE state IN ('queued', 'processing');
-    `);
-  }
-
-  insert(job: { id: string; analytic: string; input: Record<string, unknown>; createdAt?: number }): JobRecord {
-    this.db
-      .prepare(
-        `INSERT INTO jobs (id, analytic, state, attempts, created_at, message, input)
-         VALUES (?, ?, 'queued', 0, ?, 'Queued', ?)`,
-      )
-      .run(job.id, job.analytic, job.createdAt ?? Date.now(), JSON.stringify(job.input));
-    return this.get(job.id)!;
-  }
-
-  get(id: string): JobRecord | null {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as Row | undefined;
-    return row ? fromRow(row) : null;
-  }
-
-  /** `limit` jobs of an analytic, newest first, after skipping the `offset` newest. */
-  recent(analytic: string, limit: number, offset = 0): JobRecord[] {
-    const rows = this.db
-      .prepare('SELECT * FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT ? OFFSET ?')
-      .all(analytic, limit, offset) as Row[];
-    return rows.map(fromRow);
-  }
-
-  /** Jobs accepted but not finished, oldest first: what a restart must run again. */
-  unfinished(): JobRecord[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM jobs WHERE state IN ('queued', 'processing') ORDER BY seq ASC`)
-      .all() as Row[];
-    return rows.map(fromRow);
-  }
-
-  /** A worker takes the job: counts the attempt before any work, so crash loops are bounded. */
-  markProcessing(id: string, message: string): void {
-    this.db
-      .prepare(`UPDATE jobs SET state = 'processing', attempts = attempts + 1, message = ? WHERE id = ?`)
-      .run(message, id);
-  }
-
-  /** Back to the queue (worker crashed, service stopping). */
-  requeue(id: string, message: string): void {
-    this.db.prepare(`UPDATE jobs SET state = 'queued', message = ? WHERE id = ?`).run(message, id);
-  }
-
-  setMessage(id: string, message: string): void {
-    this.db.prepare(`UPDATE jobs SET message = ? WHERE id = ? AND state = 'processing'`).run(message, id);
-  }
-
-  complete(id: string, message: string, result: Record<string, unknown>, at = Date.now()): void {
-    this.db
-      .prepare(`UPDATE jobs SET state = 'done', message = ?, result = ?, error = NULL, finished_at = ? WHERE id = ?`)
-      .run(message, JSON.stringify(result), at, id);
-  }
-
-  fail(id: string, failure: JobFailure, result: Record<string, unknown> | null = null, at = Date.now()): void {
-    this.db
-      .prepare(`UPDATE jobs SET state = 'failed', message = ?, error = ?, result = ?, finished_at = ? WHERE id = ?`)
-      .run(failure.message, JSON.stringify(failure), result ? JSON.stringify(result) : null, at, id);
-  }
-
-  /** Jobs by analytic and state (metrics, health). */
-  countsByState(): { analytic: string; state: JobState; count: number }[] {
-    return this.db.prepare('SELECT analytic, state, COUNT(*) AS count FROM jobs GROUP BY analytic, state').all() as {
-      analytic: string;
-      state: JobState;
-      count: number;
-    }[];
-  }
-
-  /** Throws unless the database answers a query (health check). */
-  ping(): void {
-    this.db.prepare('SELECT 1').get();
-  }
-
-  close(): void {
-    this.db.close();
-  }
-}
-
-function fromRow(row: Row): JobRecord {
+export function jobFromRow(row: JobRow): JobRecord {
   return {
     id: row.id,
     analytic: row.analytic,
     state: row.state,
-    attempts: row.attempts,
-    createdAt: row.created_at,
-    finishedAt: row.finished_at,
+    attempts: Number(row.attempts),
+    createdAt: Number(row.created_at),
+    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
     message: row.message,
     input: JSON.parse(row.input),
     result: row.result ? JSON.parse(row.result) : null,
     error: row.error ? JSON.parse(row.error) : null,
+    startedAt: row.started_at === null ? null : Number(row.started_at),
+    leaseOwner: row.lease_owner,
   };
 }

@@ -21,7 +21,7 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
     const image = singleFile(upload, 'image');
     if (!video) throw missingFile('video');
     if (!image) throw missingFile('image');
-    deps.queue.assertCapacity();
+    await deps.queue.assertCapacity();
 
     const [clip, reference] = await Promise.all([probe(video.path, video.size, 'video'), probe(image.path, image.size, 'image')]);
     if (clip.kind !== 'video') throw unsupportedMedia('"video" is a still image; send a video clip');
@@ -43,18 +43,18 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
       imageName: image.name,
     }));
     await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
-    ctx.body = { status: 'success', task: presentTask(deps.store.get(job.id)!) };
+    ctx.body = { status: 'success', task: presentTask((await deps.store.get(job.id)) ?? job) };
   });
 
-  router.get(`/${KAMCHECK}/:jobId`, (ctx: Context) => {
-    const job = deps.store.get(ctx.params.jobId);
+  router.get(`/${KAMCHECK}/:jobId`, async (ctx: Context) => {
+    const job = await deps.store.get(ctx.params.jobId);
     if (!job || job.analytic !== KAMCHECK) throw notFound(`no tamper-check job ${ctx.params.jobId}`);
     ctx.body = { status: 'success', task: presentTask(job) };
   });
 
-  const history = (ctx: Context) => {
+  const history = async (ctx: Context) => {
     const { limit, offset } = historyPage(ctx);
-    ctx.body = { status: 'success', tasks: deps.store.recent(KAMCHECK, limit, offset).map(presentTask) };
+    ctx.body = { status: 'success', tasks: (await deps.store.recent(KAMCHECK, limit, offset)).map(presentTask) };
   };
   router.get(`/${KAMCHECK}`, history);
   router.get(`/${KAMCHECK}/:page/:per_page`, history);

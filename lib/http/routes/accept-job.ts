@@ -27,15 +27,17 @@ export async function acceptJob<Input>(
     paths[field] = path.join(inputDir, field); // never the client's name: it is not a safe path
     await fs.rename(file.path, paths[field]);
   }
+  let job: JobRecord;
   try {
-    deps.queue.assertCapacity(); // again: other uploads may have been accepted meanwhile
+    await deps.queue.assertCapacity(); // again: other uploads may have been accepted meanwhile
+    const input = analytic.parseInput(makeInput(paths, id)) as Record<string, unknown>;
+    job = await deps.store.insert({ id, analytic: analytic.name, input });
   } catch (err) {
+    // Not a job: its files go. (An insert whose answer was lost with the database connection may
+    // have landed; its job then fails for want of input, and the client, told 503, sends it again.)
     await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
     throw err;
   }
-  const input = analytic.parseInput(makeInput(paths, id)) as Record<string, unknown>;
-  const job = deps.store.insert({ id, analytic: analytic.name, input });
   deps.logger.info({ job_id: id, analytic: analytic.name }, 'job accepted');
-  deps.queue.submit(job);
   return job;
 }

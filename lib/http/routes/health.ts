@@ -12,9 +12,12 @@ import { errorBody } from '../errors.js';
 export interface HealthReport {
   healthy: boolean;
   service: { up: true; uptime_seconds: number };
+  /** The node that answered, and which job store it shares. */
+  node: { id: string; backend: string };
   database: { ok: boolean };
   workers: { ok: boolean; alive: number; configured: number; restarts: number };
-  queue: { depth: number; limit: number };
+  /** Depth is the cluster's: jobs queued or running on every node; running is this node's. */
+  queue: { depth: number | null; limit: number; running: number };
   disk: {
     ok: boolean;
     free_bytes: number;
@@ -42,14 +45,18 @@ export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise
   const problems: string[] = [];
   let database = true;
   try {
-    deps.store.ping();
+    await deps.store.ping();
   } catch (err) {
     database = false;
     deps.logger.error({ err }, 'health check: the database does not answer');
     problems.push('the job database does not answer');
   }
+  let depth: number | null = null;
+  if (database) depth = await deps.queue.depth().catch(() => null);
   const alive = deps.pool.alive;
-  if (alive === 0) problems.push('no analytics worker process is running');
+  // A node with WORKERS=0 answers the API only: no worker is what it was asked for.
+  const workersOk = alive > 0 || deps.config.workers === 0;
+  if (!workersOk) problems.push('no analytics worker process is running');
   let free = 0;
   try {
     free = await deps.storage.freeBytes();
@@ -68,9 +75,10 @@ export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise
   const report: HealthReport = {
     healthy: problems.length === 0,
     service: { up: true, uptime_seconds: Math.round((Date.now() - startedAt) / 1000) },
+    node: { id: deps.nodeId, backend: deps.store.backend },
     database: { ok: database },
-    workers: { ok: alive > 0, alive, configured: deps.config.workers, restarts: deps.pool.restarts },
-    queue: { depth: deps.queue.depth, limit: deps.config.queueLimit },
+    workers: { ok: workersOk, alive, configured: deps.config.workers, restarts: deps.pool.restarts },
+    queue: { depth, limit: deps.config.queueLimit, running: deps.queue.runningHere },
     disk: {
       ok: diskOk,
       free_bytes: free,

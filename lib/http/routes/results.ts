@@ -29,7 +29,7 @@ export function resultRoutes(router: Router, deps: ServiceDeps): void {
   router.get(`${RESULTS_PATH}/:jobId/:file`, async (ctx: Context) => {
     const { jobId, file } = ctx.params as { jobId: string; file: string };
     if (!JOB_ID.test(jobId) || !RESULT_FILE.test(file)) throw notFound(`no result file ${file}`);
-    const job = deps.store.get(jobId);
+    const job = await deps.store.get(jobId);
     if (!job || job.state !== 'done') throw notFound(`no results for job ${jobId}`);
     if (deps.now() >= resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs)) throw expired();
     const full = path.join(deps.resultsDir, jobId, file);
