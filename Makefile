@@ -25,13 +25,15 @@ export PATH := $(NODE_HOME)/bin:$(PATH)
 export npm_config_nodedir := $(NODE_HOME)
 NODE := $(NODE_HOME)/bin/node
 
-APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests
+# postgresql: the server binaries for the private PostgreSQL of tests, benches and `make cluster`
+# (testkit/postgres.ts); the `main` cluster that the package may set up on port 5432 goes unused.
+APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql
 TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
 FACELOG_STILLS := test/fixtures/generated/facelog-stills
 
-.PHONY: all run test bench build models fixtures clean distclean
+.PHONY: all run cluster test bench build models fixtures clean distclean
 
 all: build
 
@@ -91,6 +93,11 @@ fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json $
 
 run: build models
 	$(NODE) build/lib/main.js
+
+# Three nodes on one private PostgreSQL and one shared data folder, on ports 8081-8083, until
+# Ctrl-C (scripts/cluster.ts).
+cluster: build models
+	$(NODE) build/scripts/cluster.js
 
 test: build models fixtures
 	$(NODE) node_modules/.bin/mocha --config .mocharc.json
