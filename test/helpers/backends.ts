@@ -75,15 +75,15 @@ const backends: Record<BackendName, Backend> = {
   },
 };
 
-/** `describe(title (backend))` once per selected backend. */
-export function describeBackends(title: string, body: (backend: Backend) => void): void {
+/** `describe(title (backend))` once per selected backend; `this` in the body is the suite, as in describe's. */
+export function describeBackends(title: string, body: (this: Mocha.Suite, backend: Backend) => void): void {
   for (const name of SELECTED) {
     describe(`${title} (${name})`, function () {
       if (name === 'postgres') {
         this.timeout(Math.max(this.timeout(), 60_000));
         before(() => sharedPostgres());
       }
-      body(backends[name]);
+      body.call(this, backends[name]);
     });
   }
 }
