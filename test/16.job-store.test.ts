@@ -519,6 +519,19 @@ describeBackends('job store', function (backend) {
         expect(await again.get('kept')).to.deep.equal(inserted);
       });
 
+      it('close leaves no connection behind, even right after open (its LISTEN connection may still be opening)', async () => {
+        const url = await newDatabaseUrl();
+        const database = new URL(url).pathname.slice(1);
+        const sessions = async () => (await query(url, `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`)).length;
+        for (let i = 0; i < 3; i++) {
+          const node = await PgJobStore.open({ url, logger: silent });
+          await node.close();
+        }
+        // A connection still opening when close ran would show up by now and stay.
+        await sleep(500);
+        expect(await sessions()).to.equal(0);
+      });
+
       it('refuses a database of a newer schema version than it knows', async () => {
         const url = await newDatabaseUrl();
         const first = await PgJobStore.open({ url, logger: silent });
