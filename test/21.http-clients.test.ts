@@ -12,6 +12,7 @@ import { testMedia, type TestMedia } from '../testkit/media.js';
 import { rawRequest } from './helpers/raw-http.js';
 import { SERVER_HEADER } from '../lib/version.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
+import { describeBackends } from './helpers/backends.js';
 
 const facelogFixture = (scenario: string) => facelogVideo(scenario).file;
 
@@ -91,14 +92,17 @@ async function python(script: string, env: Record<string, string>, cwd: string):
   return JSON.parse(lines[lines.length - 1]);
 }
 
-describe('Clients of the original service', function () {
+// On both job stores: the clients' uploads become jobs, and history pages are read from the store.
+describeBackends('Clients of the original service', function (backend) {
   this.timeout(120_000);
   let media: TestMedia;
   let svc: TestService;
 
+  const start = async (env: Record<string, string> = {}) => startTestService({ ...(await backend.env()), ...env });
+
   before(async () => {
     media = testMedia();
-    svc = await startTestService({ KAMCHECK_WAIT_MS: '0' });
+    svc = await start({ KAMCHECK_WAIT_MS: '0' });
   });
   after(async () => {
     await svc?.stop(); // removes its data folder
@@ -213,7 +217,7 @@ describe('Clients of the original service', function () {
 
     before(async () => {
       // Records written straight to the store (no worker runs them: WORKERS=0): paging reads the store only.
-      paged = await startTestService({ WORKERS: '0' });
+      paged = await start({ WORKERS: '0' });
       const t0 = Date.now() - 60_000;
       for (let i = 0; i < 55; i++) {
         for (const analytic of ['kamcheck', 'face_log']) {
@@ -295,7 +299,7 @@ describe('Clients of the original service', function () {
 
   describe('a full queue', () => {
     it('answers 503 busy with the envelope and Retry-After; a client that retries after that time gets in', async () => {
-      const busy = await startTestService({ QUEUE_LIMIT: '1', KAMCHECK_WAIT_MS: '0' });
+      const busy = await start({ QUEUE_LIMIT: '1', KAMCHECK_WAIT_MS: '0' });
       try {
         // The one slot: a face log of a few seconds, longer than the first Retry-After.
         const first = await post(busy, 'face_log', multipart([file('video', 'single.mp4', facelogFixture('single'))]));

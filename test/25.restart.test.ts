@@ -4,10 +4,11 @@ import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import { api, AUTH, form, removeTempDir, spawnService, tempDataDir, waitComplete } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
+import { describeBackends } from './helpers/backends.js';
 
 const JOBS = 8;
 
-describe('restarts and crashes of the service', function () {
+describeBackends('restarts and crashes of the service', function (backend) {
   this.timeout(120_000);
   let media: TestMedia;
   before(() => {
@@ -21,11 +22,19 @@ describe('restarts and crashes of the service', function () {
     dataDir = undefined;
   });
 
-  const env = (dataDir: string) => ({
-    DATA_DIR: dataDir,
+  /**
+   * The environment of a test's service and of its restarts: one data folder and job store. The
+   * restarted process is the same node: with PORT=0 its default name (host:port) would change,
+   * and on PostgreSQL the leases of its previous run would then hold until they ran out instead
+   * of being released at start.
+   */
+  const newEnv = async () => ({
+    DATA_DIR: newDataDir(),
     WORKERS: '1',
     KAMCHECK_WAIT_MS: '0',
     AUTH_CREDENTIALS: 'tester:correct horse battery staple',
+    NODE_ID: 'restarting-node',
+    ...(await backend.env()),
   });
 
   async function submitBurst(url: string): Promise<string[]> {
@@ -48,16 +57,18 @@ describe('restarts and crashes of the service', function () {
   }
 
   it('kill -9 during processing: after a restart every accepted job completes, once', async () => {
-    const dataDir = newDataDir();
-    const first = await spawnService(env(dataDir));
+    const env = await newEnv();
+    const first = await spawnService(env);
     const ids = await submitBurst(first.url);
     const states = await Promise.all(ids.map((id) => api(`${first.url}/kamcheck/${id}`)));
     expect(states.some((s) => !s.body.task.complete), 'some jobs still running when killed').to.equal(true);
     first.child.kill('SIGKILL');
     await first.exited;
 
-    const second = await spawnService(env(dataDir));
+    const second = await spawnService(env);
     try {
+      // The process runs on the backend under test, as the same node.
+      expect((await api(`${second.url}/healthz`)).body.health.node).to.deep.equal({ id: 'restarting-node', backend: backend.name });
       await expectAllDoneOnce(second.url, ids);
     } finally {
       second.child.kill('SIGTERM');
@@ -65,14 +76,35 @@ describe('restarts and crashes of the service', function () {
     }
   });
 
+  if (backend.name === 'postgres') {
+    it('kill -9 of a node: a node of another name finishes its jobs, the one it was running once its lease ran out', async () => {
+      // Short leases: the dead node's hold on its running job lapses in 2 s; nobody releases it.
+      const env = { ...(await newEnv()), JOB_LEASE_S: '2' };
+      const first = await spawnService({ ...env, NODE_ID: 'node-a' });
+      const ids = await submitBurst(first.url);
+      const states = await Promise.all(ids.map((id) => api(`${first.url}/kamcheck/${id}`)));
+      expect(states.some((s) => /^Processing/.test(s.body.task.message)), 'a job running when killed').to.equal(true);
+      first.child.kill('SIGKILL');
+      await first.exited;
+
+      const other = await spawnService({ ...env, NODE_ID: 'node-b' });
+      try {
+        await expectAllDoneOnce(other.url, ids);
+      } finally {
+        other.child.kill('SIGTERM');
+        expect(await other.exited).to.equal(0);
+      }
+    });
+  }
+
   it('SIGTERM stops gracefully (exit 0) and the next start finishes what was queued', async () => {
-    const dataDir = newDataDir();
-    const first = await spawnService(env(dataDir));
+    const env = await newEnv();
+    const first = await spawnService(env);
     const ids = await submitBurst(first.url);
     first.child.kill('SIGTERM');
     expect(await first.exited).to.equal(0);
 
-    const second = await spawnService(env(dataDir));
+    const second = await spawnService(env);
     try {
       await expectAllDoneOnce(second.url, ids);
     } finally {
@@ -82,8 +114,7 @@ describe('restarts and crashes of the service', function () {
   });
 
   it('a killed worker process costs no job: its job runs again on a new worker', async () => {
-    const dataDir = newDataDir();
-    const svc = await spawnService(env(dataDir));
+    const svc = await spawnService(await newEnv());
     try {
       const ids = await submitBurst(svc.url);
       const workers = () =>

@@ -11,6 +11,7 @@ import { placeAgreement, scoreSightings } from '../testkit/facelog-fixtures/scor
 import { parseFaceLogXml, sightingFaces } from '../testkit/facelog-fixtures/read-xml.js';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { iou } from '../lib/facelog/geometry.js';
+import { describeBackends } from './helpers/backends.js';
 
 const fixture = (scenario: string) => facelogVideo(scenario);
 
@@ -59,13 +60,13 @@ function expectCompleteFaceLog(task: Task, truth: FacelogTruth, inputName: strin
   }
 }
 
-describe('face log over HTTP', function () {
+describeBackends('face log over HTTP', function (backend) {
   this.timeout(600_000);
   let svc: TestService;
   let clock = Date.now();
 
   before(async () => {
-    svc = await startTestService({ WORKERS: '2' }, undefined, { now: () => clock });
+    svc = await startTestService({ ...(await backend.env()), WORKERS: '2' }, undefined, { now: () => clock });
   });
   after(async () => svc?.stop()); // removes its data folder
 

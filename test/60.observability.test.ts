@@ -1,7 +1,11 @@
-// GET /healthz, GET /metrics and the job_id on every log line about a job.
+// GET /healthz, GET /metrics and the job_id on every log line about a job, on both job stores.
+import os from 'node:os';
 import { expect } from 'chai';
+import pg from 'pg';
+import type { ServiceOptions } from '../lib/service.js';
 import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
+import { describeBackends, sharedPostgres } from './helpers/backends.js';
 
 const MiB = 1024 * 1024;
 
@@ -26,10 +30,23 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
   }
 }
 
-describe('observability: health, metrics, logs', function () {
+/** Ends the connections to a database of the run's PostgreSQL server and drops it: the job database is gone. */
+async function dropDatabase(url: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: (await sharedPostgres()).url });
+  await admin.connect();
+  try {
+    await admin.query(`DROP DATABASE ${new URL(url).pathname.slice(1)} WITH (FORCE)`);
+  } finally {
+    await admin.end();
+  }
+}
+
+describeBackends('observability: health, metrics, logs', function (backend) {
   this.timeout(60_000);
   let media: TestMedia;
   let svc: TestService | undefined;
+  /** DATABASE_URL of the service the test started last (PostgreSQL). */
+  let databaseUrl: string | undefined;
   before(() => {
     media = testMedia();
   });
@@ -38,8 +55,14 @@ describe('observability: health, metrics, logs', function () {
     svc = undefined;
   });
 
-  it('GET /healthz answers 200 with the database, workers, queue and free disk', async () => {
-    svc = await startTestService({ WORKERS: '2', MIN_FREE_DISK_MB: '1' });
+  const start = async (env: Record<string, string> = {}, options?: ServiceOptions) => {
+    const backendEnv = await backend.env();
+    databaseUrl = backendEnv.DATABASE_URL;
+    return startTestService({ ...backendEnv, ...env }, undefined, options);
+  };
+
+  it('GET /healthz answers 200 with the node, database, workers, queue and free disk', async () => {
+    svc = await start({ WORKERS: '2', MIN_FREE_DISK_MB: '1' });
     const res = await api(`${svc.url}/healthz`);
     expect(res.status).to.equal(200);
     expect(res.headers.get('cache-control')).to.equal('no-store');
@@ -47,9 +70,12 @@ describe('observability: health, metrics, logs', function () {
     expect(res.body.status).to.equal('success');
     expect(h.healthy).to.equal(true);
     expect(h.service.up).to.equal(true);
+    // Without NODE_ID a node is named by its host and port.
+    expect(h.node).to.deep.equal({ id: `${os.hostname()}:${new URL(svc.url).port}`, backend: backend.name });
+    expect(h.node.id).to.equal(svc.service.nodeId);
     expect(h.database).to.deep.equal({ ok: true });
     expect(h.workers).to.deep.include({ ok: true, alive: 2, configured: 2, restarts: 0 });
-    expect(h.queue).to.deep.equal({ depth: 0, limit: 500 });
+    expect(h.queue).to.deep.equal({ depth: 0, limit: 500, running: 0 });
     expect(h.disk.ok).to.equal(true);
     expect(h.disk.min_free_bytes).to.equal(1 * MiB);
     expect(h.disk.free_bytes).to.be.above(h.disk.min_free_bytes);
@@ -58,7 +84,7 @@ describe('observability: health, metrics, logs', function () {
 
   it('GET /healthz answers 503 with the same body and a reason when the disk is below the floor or the database is gone', async () => {
     let free = 50 * MiB;
-    svc = await startTestService({ MIN_FREE_DISK_MB: '100' }, undefined, { diskSpace: async () => free });
+    svc = await start({ MIN_FREE_DISK_MB: '100' }, { diskSpace: async () => free });
     const low = await api(`${svc.url}/healthz`);
     expect(low.status).to.equal(503);
     expect(low.body.status).to.equal('error');
@@ -71,15 +97,17 @@ describe('observability: health, metrics, logs', function () {
     free = 500 * MiB;
     expect((await api(`${svc.url}/healthz`)).status).to.equal(200);
 
-    await svc.service.store.close(); // the database is gone
+    // The database is gone: on PostgreSQL it is dropped under the service; SQLite's file is closed.
+    if (databaseUrl) await dropDatabase(databaseUrl);
+    else await svc.service.store.close();
     const noDb = await api(`${svc.url}/healthz`);
     expect(noDb.status).to.equal(503);
     expect(noDb.body.health.database.ok).to.equal(false);
     expect(noDb.body.error.message).to.contain('database');
   });
 
-  it('GET /metrics serves jobs by analytic and state, processing times, queue depth, worker restarts and HTTP durations', async () => {
-    svc = await startTestService({ KAMCHECK_WAIT_MS: '20000' });
+  it('GET /metrics serves the node, jobs by analytic and state, processing times, queue depth, worker restarts and HTTP durations', async () => {
+    svc = await start({ KAMCHECK_WAIT_MS: '20000', NODE_ID: 'metrics-node.1' });
     const done = await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
     expect(done.body.task.success).to.equal(true);
     await api(`${svc.url}/kamcheck/${done.body.task.job_id}`);
@@ -95,6 +123,9 @@ describe('observability: health, metrics, logs', function () {
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.match(/^text\/plain; version=0\.0\.4/);
     const m = parseMetrics(res.body);
+    expect(m.get('vaa_node_info{node_id="metrics-node.1"}')).to.equal(1);
+    expect([...m.keys()].filter((k) => k.startsWith('vaa_node_info'))).to.have.length(1);
+    expect(m.get('vaa_jobs_running')).to.equal(0);
     expect(m.get('vaa_jobs{analytic="kamcheck",state="done"}')).to.equal(1);
     expect(m.get('vaa_jobs{analytic="kamcheck",state="failed"}')).to.equal(0);
     expect(m.get('vaa_jobs{analytic="face_log",state="queued"}')).to.equal(0);
@@ -119,6 +150,34 @@ describe('observability: health, metrics, logs', function () {
     expect((await api(`${svc.url}/metrics`, { auth: null })).status).to.equal(401);
   });
 
+  it('a job running on this node: /healthz queue.running and depth, /metrics vaa_jobs_running; 0 again once it is done', async () => {
+    svc = await start({ KAMCHECK_WAIT_MS: '0' });
+    const s = svc;
+    const health = async () => (await api(`${s.url}/healthz`)).body.health;
+    await until('the worker to be ready', () => s.service.pool.ready === 1);
+    // A stopped worker holds the job it is handed for as long as the test looks.
+    const [worker] = s.service.pool.pids;
+    process.kill(worker, 'SIGSTOP');
+    let id: string;
+    try {
+      const res = await api(`${s.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
+      id = res.body.task.job_id;
+      const running = await until('the job to run', async () => ((await health()).queue.running === 1 ? health() : undefined));
+      expect(running.queue).to.deep.equal({ depth: 1, limit: 500, running: 1 });
+      const m = parseMetrics((await api(`${s.url}/metrics`)).body);
+      expect(m.get('vaa_jobs_running')).to.equal(1);
+      expect(m.get('vaa_queue_depth')).to.equal(1);
+      expect(m.get('vaa_jobs{analytic="kamcheck",state="processing"}')).to.equal(1);
+    } finally {
+      process.kill(worker, 'SIGCONT');
+    }
+    expect((await waitComplete(`${s.url}/kamcheck/${id}`)).success).to.equal(true);
+    // The run ends a moment after the task shows complete (its uploads are removed first).
+    const after = await until('the run to end', async () => ((await health()).queue.running === 0 ? health() : undefined));
+    expect(after.queue).to.deep.equal({ depth: 0, limit: 500, running: 0 });
+    expect(parseMetrics((await api(`${s.url}/metrics`)).body).get('vaa_jobs_running')).to.equal(0);
+  });
+
   it('puts the job_id on every log line about a job: HTTP, queue, worker pool and worker process', async () => {
     const level = process.env.LOG_LEVEL;
     process.env.LOG_LEVEL = 'debug'; // the worker processes (and their replacements) inherit it
@@ -131,7 +190,7 @@ describe('observability: health, metrics, logs', function () {
   });
 
   async function logJobs(): Promise<void> {
-    svc = await startTestService({ KAMCHECK_WAIT_MS: '0' });
+    svc = await start({ KAMCHECK_WAIT_MS: '0' });
     const ok = await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
     const okId = ok.body.task.job_id;
     await waitComplete(`${svc.url}/kamcheck/${okId}`);
@@ -142,6 +201,9 @@ describe('observability: health, metrics, logs', function () {
     await until('the job to start', async () => (await api(`${svc!.url}/kamcheck/${slowId}`)).body.task.message !== 'Queued');
     process.kill(svc.service.pool.pids[0], 'SIGKILL');
     await waitComplete(`${svc.url}/kamcheck/${slowId}`, 60_000);
+    // A run logs 'job done' once it has removed the job's uploads, a moment after clients see the task complete.
+    const logs = svc.logs;
+    await until("the runs' last lines", () => [okId, slowId].every((id) => logs.some((l) => l.job_id === id && l.msg === 'job done')));
 
     for (const id of [okId, slowId]) {
       const about = svc.logs.filter((line) => JSON.stringify(line).includes(id));
@@ -160,7 +222,7 @@ describe('observability: health, metrics, logs', function () {
   }
 
   it('answers a method a path does not serve with 405 method_not_allowed and Allow', async () => {
-    svc = await startTestService();
+    svc = await start();
     const del = await api(`${svc.url}/kamcheck`, { method: 'DELETE' });
     expect(del.status).to.equal(405);
     expect(del.body.error.code).to.equal('method_not_allowed');

@@ -279,7 +279,8 @@ export class PgJobStore implements JobStore {
           this.options.logger.info('job database reachable again');
           this.events.emit('event', { type: 'reconnected' } satisfies StoreEvent);
         }
-        await ended;
+        // A close() while this connection was opening could not end it: it is ended below.
+        if (!this.closed) await ended;
       } catch {
         // not reachable yet: try again below
       }

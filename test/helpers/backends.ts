@@ -18,6 +18,11 @@ export interface Backend {
   env(): Promise<Record<string, string>>;
   /** A new empty store (SQLite in `dir`). */
   openStore(dir: string): Promise<JobStore>;
+  /**
+   * `count` stores on one new empty database: separate nodes of one service on PostgreSQL (a pool
+   * and a LISTEN connection each), separate connections to one file on SQLite (in `dir`).
+   */
+  openStores(dir: string, count: number): Promise<JobStore[]>;
 }
 
 const SELECTED = (process.env.VAA_BACKENDS || 'sqlite,postgres').split(',') as BackendName[];
@@ -57,23 +62,28 @@ const backends: Record<BackendName, Backend> = {
     name: 'sqlite',
     env: async () => ({}),
     openStore: async (dir) => new SqliteJobStore(path.join(dir, 'jobs.sqlite')),
+    openStores: async (dir, count) => Array.from({ length: count }, () => new SqliteJobStore(path.join(dir, 'jobs.sqlite'))),
   },
   postgres: {
     name: 'postgres',
     env: async () => ({ DATABASE_URL: await newDatabaseUrl() }),
     openStore: async () => PgJobStore.open({ url: await newDatabaseUrl(), logger: pino({ level: 'silent' }) }),
+    openStores: async (_dir, count) => {
+      const url = await newDatabaseUrl();
+      return Promise.all(Array.from({ length: count }, () => PgJobStore.open({ url, logger: pino({ level: 'silent' }) })));
+    },
   },
 };
 
-/** `describe(title (backend))` once per selected backend. */
-export function describeBackends(title: string, body: (backend: Backend) => void): void {
+/** `describe(title (backend))` once per selected backend; `this` in the body is the suite, as in describe's. */
+export function describeBackends(title: string, body: (this: Mocha.Suite, backend: Backend) => void): void {
   for (const name of SELECTED) {
     describe(`${title} (${name})`, function () {
       if (name === 'postgres') {
         this.timeout(Math.max(this.timeout(), 60_000));
         before(() => sharedPostgres());
       }
-      body(backends[name]);
+      body.call(this, backends[name]);
     });
   }
 }
