@@ -13,7 +13,7 @@ const CHANNEL = 'vaa_jobs';
 /** Milliseconds since the epoch on the database's clock. */
 const NOW_MS = `(extract(epoch from clock_timestamp()) * 1000)::bigint`;
 /** Serialises migrations of nodes starting together (any constant unique to this service). */
-const MIGRATION_LOCK = 0x7661615f6d6967; // "vaa_mig"
+const MIGRATION_LOCK = 0x7661616d; // "vaam", within a JavaScript number's exact range
 
 /** Schema versions in order; `schema_version` holds how many have been applied. */
 const MIGRATIONS = [
@@ -233,6 +233,7 @@ export class PgJobStore implements JobStore {
   }
 
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     await this.listener?.end().catch(() => {});
     await this.pool.end();

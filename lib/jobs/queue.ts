@@ -102,8 +102,17 @@ export class JobQueue {
     return released;
   }
 
-  /** Resolves true when the job is finished (on any node) within `ms`, false otherwise. */
+  /**
+   * Resolves true when the job is finished (on any node) within `ms`, false otherwise. A job that
+   * ran on this node is finished once its clean-up is done too (its uploads are gone).
+   */
   async waitForFinish(id: string, ms: number): Promise<boolean> {
+    const finished = await this.waitForRecord(id, ms);
+    if (finished) await this.running.get(id);
+    return finished;
+  }
+
+  private async waitForRecord(id: string, ms: number): Promise<boolean> {
     const { store } = this.options;
     const isFinished = async () => {
       const state = (await store.get(id).catch(() => null))?.state;
