@@ -9,7 +9,7 @@ import { singleFile, type Upload } from '../http/upload.js';
 import { presentFaceLogTask } from './task-view.js';
 import { probeMedia, MediaProbeError } from '../video/probe.js';
 import type { ServiceDeps } from '../http/app.js';
-import { acceptJob } from '../http/routes/accept-job.js';
+import { acceptedTask, acceptJob } from '../http/routes/accept-job.js';
 import { historyPage } from '../http/history-page.js';
 import { parseFaceLogParams } from './form-params.js';
 import { faceLogAnalytic } from './analytic.js';
@@ -58,7 +58,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       gender: params.gender,
       trackThumbnails: params.trackThumbnails,
     }));
-    ctx.body = { status: 'success', task: presentFaceLogTask((await deps.store.get(job.id)) ?? job, deps, ctx) };
+    ctx.body = { status: 'success', task: presentFaceLogTask(await acceptedTask(deps, job), deps, ctx) };
   });
 
   router.get(`/${FACE_LOG}/:jobId`, async (ctx: Context) => {

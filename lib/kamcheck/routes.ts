@@ -7,7 +7,7 @@ import { singleFile, type Upload } from '../http/upload.js';
 import { presentTask } from '../http/task-view.js';
 import { probeMedia, MediaProbeError, type MediaInfo } from '../video/probe.js';
 import type { ServiceDeps } from '../http/app.js';
-import { acceptJob } from '../http/routes/accept-job.js';
+import { acceptedTask, acceptJob } from '../http/routes/accept-job.js';
 import { historyPage } from '../http/history-page.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
 import { kamcheckAnalytic } from './analytic.js';
@@ -43,7 +43,7 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
       imageName: image.name,
     }));
     await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
-    ctx.body = { status: 'success', task: presentTask((await deps.store.get(job.id)) ?? job) };
+    ctx.body = { status: 'success', task: presentTask(await acceptedTask(deps, job)) };
   });
 
   router.get(`/${KAMCHECK}/:jobId`, async (ctx: Context) => {

@@ -6,6 +6,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Analytic } from '../../jobs/analytic.js';
 import type { JobRecord } from '../../jobs/store.js';
+import { StoreUnavailableError } from '../../jobs/errors.js';
 import type { ServiceDeps } from '../app.js';
 import type { UploadedFile } from '../upload.js';
 
@@ -40,4 +41,19 @@ export async function acceptJob<Input>(
   }
   deps.logger.info({ job_id: id, analytic: analytic.name }, 'job accepted');
   return job;
+}
+
+/**
+ * The accepted job as it stands now, for the answer to its upload. When the database stops
+ * answering after the job was stored, the record of its acceptance answers instead: a 503 would
+ * make the client send the upload again, and the job would run twice.
+ */
+export async function acceptedTask(deps: ServiceDeps, job: JobRecord): Promise<JobRecord> {
+  try {
+    return (await deps.store.get(job.id)) ?? job;
+  } catch (err) {
+    if (!(err instanceof StoreUnavailableError)) throw err;
+    deps.logger.warn({ job_id: job.id }, 'the job database stopped answering after the job was accepted; answering with its accepted state');
+    return job;
+  }
 }
