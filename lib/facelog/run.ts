@@ -1,6 +1,10 @@
 // One face-log job from start to finish: the frame loop, then sightings, gender, thumbnails, XML
-// and the overlay video, written into a `.partial` folder that becomes the results folder only
-// when everything is complete (a crash or retry never leaves half a result behind).
+// and the overlay video, written into a folder of this run's own under the job's `.partial`
+// folder, which becomes the results folder only when everything is complete (a crash or retry
+// never leaves half a result behind). Two runs of one job may overlap: a node that lost the job's
+// lease (paused, cut off from the database) runs on until it learns so, and its clean-up must not
+// touch the files of the run that took the job over.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { evenSize, readFrames } from '../video/frame-reader.js';
@@ -60,8 +64,8 @@ export interface FaceLogResult {
 
 export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number; detectorCost: number }> {
   const models = faceModels();
-  const partial = partialResultsDir(input.resultsDir);
-  await fs.rm(partial, { recursive: true, force: true });
+  // Earlier runs' leftovers go with the whole `.partial` folder once the job is final (service.ts).
+  const partial = path.join(partialResultsDir(input.resultsDir), randomUUID());
   await fs.mkdir(partial, { recursive: true });
 
   const fps = input.still ? 0 : input.fps;
@@ -162,6 +166,8 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
 
   await fs.rm(input.resultsDir, { recursive: true, force: true });
   await fs.rename(partial, input.resultsDir);
+  // Fails, and leaves it, while another run (or a killed one's leftovers) is in it.
+  await fs.rmdir(path.dirname(partial)).catch(() => {});
   return {
     frames,
     frames_processed: loop.framesProcessed,

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
 
-/** A job's result files are written under `<its results folder><PARTIAL_SUFFIX>` and renamed when complete. */
+/** A job's runs write its result files under `<its results folder><PARTIAL_SUFFIX>/<run>` and rename them when complete. */
 export const PARTIAL_SUFFIX = '.partial';
 
 export function partialResultsDir(jobResultsDir: string): string {
