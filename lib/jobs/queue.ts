@@ -234,8 +234,11 @@ export class JobQueue {
       this.diskWatch?.delete(job.id);
       heartbeat.stop();
       if (heartbeat.lost) throw new LeaseLostError();
-      const recorded = await this.finishWith(claim, logger, () => store.complete(claim, outcome.message, outcome.result));
-      if (recorded && writesResults) this.options.storage?.recordResultsWritten();
+      // The disk report clears as the completion lands, before the clean-up: a client that sees
+      // the job done sees a healthy disk too.
+      const recorded = await this.finishWith(claim, logger, () => store.complete(claim, outcome.message, outcome.result), () => {
+        if (writesResults) this.options.storage?.recordResultsWritten();
+      });
       metrics?.observeJob(job.analytic, 'done', (Date.now() - started) / 1000);
       if (recorded) logger.info({ analytic: job.analytic, ms: Date.now() - started }, 'job done');
     } catch (err) {
@@ -283,12 +286,13 @@ export class JobQueue {
    * finished job is not run again for want of a connection. False when another attempt holds the
    * job: the outcome is discarded. The job's uploads are removed once it is final.
    */
-  private async finishWith(claim: Claim, logger: Logger, write: () => Promise<boolean>): Promise<boolean> {
+  private async finishWith(claim: Claim, logger: Logger, write: () => Promise<boolean>, onRecorded?: () => void): Promise<boolean> {
     const recorded = await this.retryWhileUnavailable(write, logger);
     if (!recorded) {
       logger.warn('the job is no longer held by this attempt (lease ran out); its outcome is discarded');
       return false;
     }
+    onRecorded?.();
     await this.options.onFinished?.(claim.id).catch((err) => logger.warn({ err }, 'clean-up after the job failed'));
     return true;
   }
