@@ -1,7 +1,8 @@
 // Claim capacity of the job store itself, no service around it (bench-queue.ts runs it): N no-op
 // jobs are inserted, then K claimers each loop claim() + complete() until the queue is empty, as
 // K nodes with one free worker each would. Counts claims per second and checks that no job was
-// claimed twice. Each round first measures the store's own `SELECT 1` (ping()) on the same K
+// claimed twice; then, in as many loops, a quarter as many whole jobs, each the 11 statements the
+// service sends PostgreSQL for a tamper check (jobs/s). Each round first measures the store's own `SELECT 1` (ping()) on the same K
 // connections for a second: the ratio of the two says what a claim costs in round trips, which
 // varies less than either figure on a shared machine.
 //
@@ -41,6 +42,8 @@ export interface ClaimOptions {
 const BASELINE_MS = 1000;
 /** Concurrent inserts while the queue is filled (as several nodes accepting uploads). */
 const INSERTERS = 4;
+/** A round runs this fraction of its jobs again as whole jobs (11 statements each, not 2). */
+const WHOLE_JOB_SHARE = 4;
 /** The lease a claimer takes; far longer than a round, so no lease runs out. */
 const LEASE_MS = 600_000;
 
@@ -48,6 +51,8 @@ interface Round {
   claimsPerS: number;
   pingsPerS: number;
   insertsPerS: number;
+  /** Whole jobs per second: every statement the service sends for a tamper check (jobCycles). */
+  jobsPerS: number;
 }
 
 const logger = pino({ level: 'warn' });
@@ -58,8 +63,8 @@ const logger = pino({ level: 'warn' });
  */
 export async function benchClaims(postgres: PrivatePostgres, o: ClaimOptions): Promise<void> {
   console.log(`\nClaim capacity: ${o.jobs} no-op jobs per round, claim() + complete() until empty; ${o.rounds} rounds, median (min-max)`);
-  console.log('| store | claimers | claims/s | SELECT 1/s on as many connections | claims / SELECT 1 | inserts/s (4 at once) | server ms per claim / complete |');
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('| store | claimers | claims/s | SELECT 1/s on as many connections | claims / SELECT 1 | inserts/s (4 at once) | server ms per claim / complete | whole jobs/s (11 statements) |');
+  console.log('|---|---|---|---|---|---|---|---|');
   await postgresRows(postgres.url, o, 'PostgreSQL');
   // Printed after the claims table.
   const notes: string[] = [];
@@ -176,7 +181,7 @@ async function historyRound(url: string, o: ClaimOptions): Promise<string[]> {
     };
     return [
       `\nWith ${o.history.toLocaleString('en')} finished jobs in the table: countsByState() (each /metrics scrape, each node) ${await timed(() => store.countsByState())} ms, ` +
-        `unfinishedCount() (each POST, twice) ${await timed(() => store.unfinishedCount())} ms, recent(100) ${await timed(() => store.recent('kamcheck', 100))} ms, ` +
+        `unfinishedCount() (three times per POST) ${await timed(() => store.unfinishedCount())} ms, recent(100) ${await timed(() => store.recent('kamcheck', 100))} ms, ` +
         `recent(100, offset 10000) ${await timed(() => store.recent('kamcheck', 100, 10_000))} ms (median of 5)`,
     ];
   } finally {
@@ -215,7 +220,39 @@ async function round(store: JobStore, k: number, jobs: number, prefix: string): 
   if (claimed.size !== jobs || twice > 0) throw new Error(`${jobs} jobs: ${claimed.size} claimed, ${twice} of them more than once`);
   const doneNow = (await done()) - doneBefore;
   if (doneNow !== jobs) throw new Error(`${jobs} jobs claimed but ${doneNow} done`);
-  return { claimsPerS, pingsPerS, insertsPerS };
+  const whole = Math.ceil(jobs / WHOLE_JOB_SHARE);
+  const jobsPerS = await jobCycles(store, k, whole, `${prefix}-whole`);
+  const wholeDone = (await done()) - doneBefore - jobs;
+  if (wholeDone !== whole) throw new Error(`${whole} whole jobs run but ${wholeDone} done`);
+  return { claimsPerS, pingsPerS, insertsPerS, jobsPerS };
+}
+
+/**
+ * K loops, each sending the statements of one tamper check after another, as bench-queue.ts
+ * counts them on the service (KAMCHECK_WAIT_MS=0): the POST's three counts of unfinished jobs,
+ * the insert and two reads, then a claim, three progress messages and the complete. Claims take
+ * the oldest job, which may be another loop's. Resolves with jobs per second.
+ */
+async function jobCycles(store: JobStore, k: number, jobs: number, prefix: string): Promise<number> {
+  let next = 0;
+  const t = performance.now();
+  await Promise.all(
+    Array.from({ length: k }, async (_, i) => {
+      while (next < jobs) {
+        const id = `${prefix}-${next++}`;
+        for (let c = 0; c < 3; c++) await store.unfinishedCount();
+        await store.insert({ id, analytic: 'noop', input: {} });
+        await store.get(id);
+        await store.get(id);
+        const job = await store.claim(`claimer-${i}`, LEASE_MS);
+        if (!job || job.attempts !== 1) throw new Error(`no job to claim, or claimed twice: ${JSON.stringify(job)}`);
+        const claim = { id: job.id, attempt: job.attempts };
+        for (let m = 1; m <= 3; m++) await store.setMessage(claim, `Processing: step ${m} of 3`);
+        if (!(await store.complete(claim, 'Done', {}))) throw new Error(`job ${job.id} lost its claim`);
+      }
+    }),
+  );
+  return (jobs / (performance.now() - t)) * 1000;
 }
 
 /** `SELECT 1` per second through the store (ping()), K at once. */
@@ -252,6 +289,6 @@ function spread(values: number[]): string {
 function printRow(store: string, k: number, rounds: Round[], server: string): void {
   const ratio = median(rounds.map((r) => r.claimsPerS / r.pingsPerS));
   console.log(
-    `| ${store} | ${k} | ${spread(rounds.map((r) => r.claimsPerS))} | ${spread(rounds.map((r) => r.pingsPerS))} | ${ratio.toFixed(3)} | ${spread(rounds.map((r) => r.insertsPerS))} | ${server || '-'} |`,
+    `| ${store} | ${k} | ${spread(rounds.map((r) => r.claimsPerS))} | ${spread(rounds.map((r) => r.pingsPerS))} | ${ratio.toFixed(3)} | ${spread(rounds.map((r) => r.insertsPerS))} | ${server || '-'} | ${spread(rounds.map((r) => r.jobsPerS))} |`,
   );
 }

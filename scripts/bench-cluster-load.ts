@@ -1,11 +1,12 @@
 // `make bench`: several appliances as one, under load. The load bench's burst (load-burst.ts)
-// twice in one run: against one box on SQLite (WORKERS=2, as deployed on 2 cores), then spread
-// over three nodes on one private PostgreSQL (durable settings, bench-deployment.ts) and one
-// shared DATA_DIR, with WORKERS=1+1+0: the same two worker processes on the same two cores, so
-// the comparison is of the job store and the nodes' HTTP, not of more CPU; the third node is
-// API-only and its jobs run on the other two. POST and GET connections are dealt to the three
-// nodes in turn. Ends with a table comparing the two runs. Exits 1 when a job was lost, run
-// twice or failed in either.
+// three times in one run: against one box on SQLite (WORKERS=2, as deployed on 2 cores), against
+// one node on a private PostgreSQL (durable settings, bench-deployment.ts; WORKERS=2), then
+// spread over three nodes on one PostgreSQL and one shared DATA_DIR with WORKERS=1+1+0: the same
+// two worker processes on the same two cores, so the comparison is of the job store and of the
+// nodes' HTTP, not of more CPU; the third node is API-only and its jobs run on the other two. The
+// middle run tells the store's share from that of three nodes on one machine. POST and GET
+// connections are dealt to the nodes in turn. Ends with a table comparing the runs. Exits 1
+// when a job was lost, run twice or failed in any.
 //
 // Options: those of bench-load.ts (but --backend), and --workers 1,1,0 (the cluster's workers per node).
 import { describeSpec, startDeployment, type DeploymentSpec } from './bench-deployment.js';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const clusterWorkers = (i >= 0 ? args[i + 1] : '1,1,0').split(',').map(Number);
   const specs: DeploymentSpec[] = [
     { backend: 'sqlite', workers: [2], env: loadEnv(o) },
+    { backend: 'postgres', workers: [2], env: loadEnv(o) },
     { backend: 'postgres', workers: clusterWorkers, env: loadEnv(o) },
   ];
   const reports: LoadReport[] = [];
@@ -34,7 +36,7 @@ async function main(): Promise<void> {
     }
   }
   const MiB = 1024 * 1024;
-  console.log(`\nThe same burst (${o.submissions} POSTs on ${o.connections} connections, QUEUE_LIMIT=${o.queueLimit}, ${o.pollRate} GETs/s) on both`);
+  console.log(`\nThe same burst (${o.submissions} POSTs on ${o.connections} connections, QUEUE_LIMIT=${o.queueLimit}, ${o.pollRate} GETs/s) on each`);
   console.log('| deployment | accepted | rejected (503) | completed | lost | run twice | POST p50 / p99 ms | GET p99 ms: idle / burst / drain | all done after | peak RSS: node, worker |');
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of reports) {
