@@ -5,7 +5,8 @@
 import autocannon, { type Result } from 'autocannon';
 
 export interface PollerOrder {
-  url: string;
+  /** Several: the connections are dealt to them in turn. */
+  url: string | string[];
   authorization: string;
   connections: number;
   rate: number;

@@ -1,5 +1,5 @@
-// The part of autocannon's programmatic API that scripts/bench-load.ts uses (the package ships
-// no types).
+// The part of autocannon's programmatic API that the load benches use (scripts/load-burst.ts and
+// bench-load-poller.ts; the package ships no types).
 declare module 'autocannon' {
   import type { EventEmitter } from 'node:events';
 
@@ -33,7 +33,8 @@ declare module 'autocannon' {
   }
 
   export interface Options {
-    url: string;
+    /** Several: the connections are dealt to them in turn. */
+    url: string | string[];
     connections?: number;
     amount?: number;
     duration?: number;
