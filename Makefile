@@ -109,6 +109,8 @@ test: build models fixtures
 # joins the face-log bench set's videos into its videos on first use (3 minutes each). The stills
 # bench runs 60 stills of the calibration draw (seed 11) and 60 of the held-out draw (seed 12),
 # each generated on first use (10 s), about 1.5 minutes each.
+# The queue bench (about 5 minutes) and the cluster load bench (one box, one PostgreSQL node, then
+# three nodes: about 5 minutes) start private PostgreSQL servers of their own.
 bench: build models $(FACELOG_FIXTURES)/manifest.json
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
@@ -120,6 +122,8 @@ bench: build models $(FACELOG_FIXTURES)/manifest.json
 	$(NODE) build/scripts/bench-load.js
 	$(NODE) build/scripts/bench-long-video.js --minutes 10
 	$(NODE) build/scripts/bench-long-video.js --minutes 5 --resolution 1280x720
+	$(NODE) build/scripts/bench-queue.js
+	$(NODE) build/scripts/bench-cluster-load.js
 
 clean:
 	rm -rf build .make/build.stamp

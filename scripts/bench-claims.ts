@@ -2,9 +2,9 @@
 // jobs are inserted, then K claimers each loop claim() + complete() until the queue is empty, as
 // K nodes with one free worker each would. Counts claims per second and checks that no job was
 // claimed twice; then, in as many loops, a quarter as many whole jobs, each the 11 statements the
-// service sends PostgreSQL for a tamper check (jobs/s). Each round first measures the store's own `SELECT 1` (ping()) on the same K
-// connections for a second: the ratio of the two says what a claim costs in round trips, which
-// varies less than either figure on a shared machine.
+// service sends PostgreSQL for a tamper check (jobs/s). Each round first measures the store's own
+// `SELECT 1` (ping()) on the same K connections for a second: the ratio of the two says what a
+// claim costs in round trips, which varies less than either figure on a shared machine.
 //
 // PostgreSQL: one PgJobStore, K of its pool's connections claiming. K nodes would each add a
 // LISTEN connection, and the server would send each of them every notification: left out here.

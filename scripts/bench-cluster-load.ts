@@ -8,7 +8,8 @@
 // connections are dealt to the nodes in turn. Ends with a table comparing the runs. Exits 1
 // when a job was lost, run twice or failed in any.
 //
-// Options: those of bench-load.ts (but --backend), and --workers 1,1,0 (the cluster's workers per node).
+// Options: those of bench-load.ts (but --backend), and --workers 1,1,0 (the cluster's workers
+// per node).
 import { describeSpec, startDeployment, type DeploymentSpec } from './bench-deployment.js';
 import { loadEnv, loadOptions, printLoadReport, runLoad, type LoadReport } from './load-burst.js';
 

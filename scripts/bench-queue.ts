@@ -19,13 +19,15 @@
 // 3. Claim capacity of the store without the service (bench-claims.ts).
 //
 // Deployments: one box on SQLite (WORKERS=2, as deployed on 2 cores), one node on PostgreSQL
-// (WORKERS=2; durable settings, bench-deployment.ts), and three nodes on one PostgreSQL and one DATA_DIR with WORKERS=1+1+0 (two workers
-// for two cores, as the single box; the third node is API-only). POSTs go to the nodes in turn.
-// Jobs are 20-frame 320x240 tamper checks; KAMCHECK_WAIT_MS=0 answers each POST at once.
+// (WORKERS=2; durable settings, bench-deployment.ts), and three nodes on one PostgreSQL and one
+// DATA_DIR with WORKERS=1+1+0 (two workers for two cores, as the single box; the third node is
+// API-only). POSTs go to the nodes in turn. Jobs are 20-frame 320x240 tamper checks;
+// KAMCHECK_WAIT_MS=0 answers each POST at once.
 //
 // Options: --idle N (100 sequential POSTs) --burst N (200 POSTs at once) --claim-jobs N (2000)
 //          --rounds N (3) --claimers 1,4,16 --history N (200000 finished jobs; 0 skips)
-//          --setups sqlite,postgres,postgres-3 (the deployments, in order; '' for none) --skip-claims
+//          --setups sqlite,postgres,postgres-3 (the deployments, in order; '' for none)
+//          --skip-claims
 import fs from 'node:fs';
 import { quantile } from '../lib/stats.js';
 import { testMedia } from '../testkit/media.js';
