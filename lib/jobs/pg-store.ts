@@ -3,6 +3,11 @@
 // other nor get the same attempt; lease times come from the database's clock, so nodes' clocks
 // need not agree. Inserts and finishes NOTIFY the other nodes (LISTEN on a connection of its own,
 // re-opened when lost); the queue also polls, so a missed notification only delays.
+//
+// A NOTIFY is sent after the write it announces has committed, in a transaction of its own that
+// does not wait for the disk: PostgreSQL holds a server-wide lock from a notifying commit until
+// that commit is flushed, so notifying inside the job's own transaction would keep commits from
+// sharing a flush (measured: 1895 plain commits/s against 281 notifying ones on 16 connections).
 import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
@@ -66,7 +71,8 @@ export class PgJobStore implements JobStore {
       connectionString: options.url,
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
-      idleTimeoutMillis: 30_000,
+      // Opening a connection costs 20-30 ms: idle ones are kept for a while.
+      idleTimeoutMillis: 10 * 60_000,
       application_name: 'vaa',
     });
     // An idle connection the server closed (restart) is dropped by the pool; without a listener
@@ -120,12 +126,11 @@ export class PgJobStore implements JobStore {
 
   async insert(job: NewJob): Promise<JobRecord> {
     const { rows } = await this.query<JobRow>(
-      `WITH ins AS (
-         INSERT INTO jobs (id, analytic, state, attempts, created_at, message, input)
-         VALUES ($1, $2, 'queued', 0, $3, 'Queued', $4) RETURNING *)
-       SELECT ins.*, pg_notify('${CHANNEL}', 'queued') FROM ins`,
+      `INSERT INTO jobs (id, analytic, state, attempts, created_at, message, input)
+       VALUES ($1, $2, 'queued', 0, $3, 'Queued', $4) RETURNING *`,
       [job.id, job.analytic, job.createdAt ?? Date.now(), JSON.stringify(job.input)],
     );
+    await this.notify('queued');
     return jobFromRow(rows[0]);
   }
 
@@ -179,11 +184,8 @@ export class PgJobStore implements JobStore {
   }
 
   async releaseLeases(owner: string): Promise<number> {
-    const { rowCount } = await this.query(
-      `WITH u AS (UPDATE jobs SET lease_until = 0 WHERE state = 'processing' AND lease_owner = $1 RETURNING seq)
-       SELECT pg_notify('${CHANNEL}', 'queued') FROM u`,
-      [owner],
-    );
+    const { rowCount } = await this.query(`UPDATE jobs SET lease_until = 0 WHERE state = 'processing' AND lease_owner = $1`, [owner]);
+    if (rowCount) await this.notify('queued');
     return rowCount ?? 0;
   }
 
@@ -241,13 +243,26 @@ export class PgJobStore implements JobStore {
 
   private async fenced(claim: Claim, set: string, values: unknown[], notify?: string): Promise<boolean> {
     const update = `UPDATE jobs SET ${set} WHERE id = $1 AND state = 'processing' AND attempts = $2`;
-    const sql = notify ? `WITH u AS (${update} RETURNING seq) SELECT pg_notify('${CHANNEL}', '${notify}') FROM u` : update;
-    const { rowCount } = await this.query(sql, [claim.id, claim.attempt, ...values]);
+    const { rowCount } = await this.query(update, [claim.id, claim.attempt, ...values]);
+    if (rowCount === 1 && notify) await this.notify(notify);
     return rowCount === 1;
   }
 
   private async finish(claim: Claim, set: string, values: unknown[]): Promise<boolean> {
-    return this.fenced(claim, `${set}, lease_until = NULL`, values, `finished:${claim.id.replace(/'/g, "''")}`);
+    return this.fenced(claim, `${set}, lease_until = NULL`, values, `finished:${claim.id}`);
+  }
+
+  /**
+   * Tells the listening nodes, once the write is committed. A notification lost with the
+   * connection or a crash only delays a claim or a wait until the next poll.
+   */
+  private async notify(payload: string): Promise<void> {
+    try {
+      // One statement, its own transaction; set_config(..., true) lasts until its commit.
+      await this.pool.query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)`, [CHANNEL, payload]);
+    } catch (err) {
+      this.options.logger.debug({ err: (err as Error).message }, 'a job notification was not sent');
+    }
   }
 
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
