@@ -244,7 +244,11 @@ async function jobCycles(store: JobStore, k: number, jobs: number, prefix: strin
         await store.insert({ id, analytic: 'noop', input: {} });
         await store.get(id);
         await store.get(id);
-        const job = await store.claim(`claimer-${i}`, LEASE_MS);
+        // A claim sees the jobs committed when it started: one inserted by another loop a moment
+        // later is not there yet, while this loop's own may be taken by a third. The service
+        // claims again at the insert's notification; the loop claims again at once.
+        let job = null;
+        for (let tries = 0; !job && tries < 100; tries++) job = await store.claim(`claimer-${i}`, LEASE_MS);
         if (!job || job.attempts !== 1) throw new Error(`no job to claim, or claimed twice: ${JSON.stringify(job)}`);
         const claim = { id: job.id, attempt: job.attempts };
         for (let m = 1; m <= 3; m++) await store.setMessage(claim, `Processing: step ${m} of 3`);
