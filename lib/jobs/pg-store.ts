@@ -162,8 +162,16 @@ export class PgJobStore implements JobStore {
     return this.fenced(claim, `lease_until = ${NOW_MS} + $3`, [leaseMs]);
   }
 
+  /**
+   * Progress is committed without waiting for the disk: a message lost in a crash of the database
+   * is replaced by the next one, and the job's flushes drop from six to three.
+   */
   async setMessage(claim: Claim, message: string): Promise<void> {
-    await this.fenced(claim, 'message = $3', [message]);
+    await this.query(
+      `WITH lazy AS (SELECT set_config('synchronous_commit', 'off', true))
+       UPDATE jobs SET message = $3 FROM lazy WHERE id = $1 AND state = 'processing' AND attempts = $2`,
+      [claim.id, claim.attempt, message],
+    );
   }
 
   async complete(claim: Claim, message: string, result: Record<string, unknown>, at = Date.now()): Promise<boolean> {
