@@ -93,6 +93,8 @@ export class PgJobStore implements JobStore {
         await sleep(1000);
       }
     }
+    // The pool's connections open now rather than under the first requests (20-30 ms each).
+    await Promise.all(Array.from({ length: options.poolSize ?? 10 }, () => pool.query('SELECT 1'))).catch(() => {});
     void store.listen();
     return store;
   }
