@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { ServiceOptions } from '../lib/service.js';
 import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
+import { until } from './helpers/until.js';
 import { describeBackends, sharedPostgres } from './helpers/backends.js';
 
 const MiB = 1024 * 1024;
@@ -20,15 +21,6 @@ function parseMetrics(text: string): Map<string, number> {
   return values;
 }
 
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** Ends the connections to a database of the run's PostgreSQL server and drops it: the job database is gone. */
 async function dropDatabase(url: string): Promise<void> {

@@ -6,16 +6,8 @@ import { expect } from 'chai';
 import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { startPostgres, type PrivatePostgres } from '../testkit/postgres.js';
+import { until } from './helpers/until.js';
 
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe('job database outage (postgres)', function () {
   this.timeout(120_000);
@@ -45,7 +37,7 @@ describe('job database outage (postgres)', function () {
     const running = await post();
     expect(running.status).to.equal(200);
     const runningId = running.body.task.job_id;
-    await until('the job to start', async () => (await api(`${svc.url}/kamcheck/${runningId}`)).body.task.message !== 'Queued');
+    await until('the job to start', async () => (await api(`${svc.url}/kamcheck/${runningId}`)).body.task.message !== 'Queued', 30_000);
     await pg.kill();
 
     for (const res of [await post(), await api(`${svc.url}/kamcheck/${runningId}`), await api(`${svc.url}/kamcheck`), await api(`${svc.url}/face_log/1/10`)]) {
@@ -73,7 +65,7 @@ describe('job database outage (postgres)', function () {
       const res = await post();
       expect(res.status, JSON.stringify(res.body)).to.be.oneOf([200, 503]);
       return res.status === 200 ? res : undefined;
-    });
+    }, 30_000);
     const done = await waitComplete(`${svc.url}/kamcheck/${runningId}`, 60_000);
     expect(done.success).to.equal(true);
     const record = (await svc.service.store.get(runningId))!;
@@ -90,7 +82,7 @@ describe('job database outage (postgres)', function () {
       const r = await post();
       expect(r.status).to.be.oneOf([200, 503]);
       return r.status === 200 ? r : undefined;
-    });
+    }, 30_000);
     expect((await waitComplete(`${svc.url}/kamcheck/${res.body.task.job_id}`, 60_000)).success).to.equal(true);
   });
 });

@@ -13,18 +13,7 @@ import { testMedia } from '../testkit/media.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 import { StoreUnavailableError } from '../lib/jobs/errors.js';
 import { parseFaceLogXml } from '../testkit/facelog-fixtures/read-xml.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, ms = 60_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+import { until } from './helpers/until.js';
 
 describe('cluster races', function () {
   this.timeout(180_000);
@@ -107,14 +96,14 @@ describe('cluster races', function () {
       const first = await until('the first run in its frame loop', async () => {
         const row = await job(id);
         return /^Processing frame [1-9]/.test(row.message) && row;
-      });
+      }, 60_000);
       const [holder, other] = first.lease_owner === 'node-a' ? nodes : [nodes[1], nodes[0]];
       // A pause (a long GC, a frozen VM): no heartbeat; its worker process runs on.
       holder.child.kill('SIGSTOP');
       await until('the other node to run the job in its frame loop', async () => {
         const row = await job(id);
         return row.attempts === 2 && /^Processing frame [1-9]/.test(row.message);
-      });
+      }, 60_000);
       holder.child.kill('SIGCONT');
 
       await until('the job to finish', async () => ['done', 'failed'].includes((await job(id)).state), 120_000);

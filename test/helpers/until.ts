@@ -1,0 +1,12 @@
+// Waiting in tests for something that happens in another process or later in this one.
+
+/** Resolves with the probe's first value that is not undefined or false; throws after `ms`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
