@@ -1,7 +1,7 @@
 // Claim capacity of the job store itself, no service around it (bench-queue.ts runs it): N no-op
 // jobs are inserted, then K claimers each loop claim() + complete() until the queue is empty, as
 // K nodes with one free worker each would. Counts claims per second and checks that no job was
-// claimed twice; then, in as many loops, a quarter as many whole jobs, each the 11 statements the
+// claimed twice; then, in as many loops, a quarter as many whole jobs, each the 10 statements the
 // service sends PostgreSQL for a tamper check (jobs/s). Each round first measures the store's own
 // `SELECT 1` (ping()) on the same K connections for a second: the ratio of the two says what a
 // claim costs in round trips, which varies less than either figure on a shared machine.
@@ -42,7 +42,7 @@ export interface ClaimOptions {
 const BASELINE_MS = 1000;
 /** Concurrent inserts while the queue is filled (as several nodes accepting uploads). */
 const INSERTERS = 4;
-/** A round runs this fraction of its jobs again as whole jobs (11 statements each, not 2). */
+/** A round runs this fraction of its jobs again as whole jobs (10 statements each, not 2). */
 const WHOLE_JOB_SHARE = 4;
 /** The lease a claimer takes; far longer than a round, so no lease runs out. */
 const LEASE_MS = 600_000;
@@ -63,7 +63,7 @@ const logger = pino({ level: 'warn' });
  */
 export async function benchClaims(postgres: PrivatePostgres, o: ClaimOptions): Promise<void> {
   console.log(`\nClaim capacity: ${o.jobs} no-op jobs per round, claim() + complete() until empty; ${o.rounds} rounds, median (min-max)`);
-  console.log('| store | claimers | claims/s | SELECT 1/s on as many connections | claims / SELECT 1 | inserts/s (4 at once) | server ms per claim / complete | whole jobs/s (11 statements) |');
+  console.log('| store | claimers | claims/s | SELECT 1/s on as many connections | claims / SELECT 1 | inserts/s (4 at once) | server ms per claim / complete | whole jobs/s (10 statements) |');
   console.log('|---|---|---|---|---|---|---|---|');
   await postgresRows(postgres.url, o, 'PostgreSQL');
   // Printed after the claims table.
@@ -229,7 +229,7 @@ async function round(store: JobStore, k: number, jobs: number, prefix: string): 
 
 /**
  * K loops, each sending the statements of one tamper check after another, as bench-queue.ts
- * counts them on the service (KAMCHECK_WAIT_MS=0): the POST's three counts of unfinished jobs,
+ * counts them on the service (KAMCHECK_WAIT_MS=0): the POST's two counts of unfinished jobs,
  * the insert and two reads, then a claim, three progress messages and the complete. Claims take
  * the oldest job, which may be another loop's. Resolves with jobs per second.
  */
@@ -240,7 +240,7 @@ async function jobCycles(store: JobStore, k: number, jobs: number, prefix: strin
     Array.from({ length: k }, async (_, i) => {
       while (next < jobs) {
         const id = `${prefix}-${next++}`;
-        for (let c = 0; c < 3; c++) await store.unfinishedCount();
+        for (let c = 0; c < 2; c++) await store.unfinishedCount();
         await store.insert({ id, analytic: 'noop', input: {} });
         await store.get(id);
         await store.get(id);

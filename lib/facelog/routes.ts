@@ -25,8 +25,6 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
     const file = video ?? image;
     if (!file) throw missingFile('video');
     const params = parseFaceLogParams(upload);
-    await deps.queue.assertCapacity();
-
     if (file.size === 0) throw unsupportedMedia('the uploaded file is empty');
     let media;
     try {

@@ -21,8 +21,6 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
     const image = singleFile(upload, 'image');
     if (!video) throw missingFile('video');
     if (!image) throw missingFile('image');
-    await deps.queue.assertCapacity();
-
     const [clip, reference] = await Promise.all([probe(video.path, video.size, 'video'), probe(image.path, image.size, 'image')]);
     if (clip.kind !== 'video') throw unsupportedMedia('"video" is a still image; send a video clip');
     if (clip.frames > MAX_TAMPER_FRAMES) {
