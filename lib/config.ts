@@ -59,6 +59,14 @@ export interface Config {
   minFreeDiskBytes: number;
   /** HTTPS certificate and key (PEM), both or neither; null serves plain HTTP. (`TLS_CERT`, `TLS_KEY`) */
   tls: TlsFiles | null;
+  /** Length of a camera's time-of-day reference slot, minutes. @defaultValue 60 (`REFERENCE_SLOT_MINUTES`) */
+  referenceSlotMinutes: number;
+  /** Consecutive checks >= 50 that raise a camera's alarm. @defaultValue 2 (`ALARM_AFTER`) */
+  alarmAfter: number;
+  /** Consecutive checks < 50 that clear it. @defaultValue 2 (`CLEAR_AFTER`) */
+  clearAfter: number;
+  /** Receives every event (job.completed, camera.state_changed); null sends none but callback_url ones. (`WEBHOOK_URL`) */
+  webhookUrl: string | null;
 }
 
 export interface TlsFiles {
@@ -96,6 +104,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobMaxAttempts: integer(env, 'JOB_MAX_ATTEMPTS', 3, 1, 100),
     minFreeDiskBytes: integer(env, 'MIN_FREE_DISK_MB', 1024, 0, 1024 * 1024 * 1024) * 1024 * 1024,
     tls: tlsFiles(env),
+    referenceSlotMinutes: integer(env, 'REFERENCE_SLOT_MINUTES', 60, 1, 1440),
+    alarmAfter: integer(env, 'ALARM_AFTER', 2, 1, 1000),
+    clearAfter: integer(env, 'CLEAR_AFTER', 2, 1, 1000),
+    webhookUrl: env.WEBHOOK_URL ? httpUrl(env.WEBHOOK_URL, 'WEBHOOK_URL') : null,
   };
 }
 
@@ -185,4 +197,15 @@ function baseUrl(raw: string): string {
     throw new ConfigError('PUBLIC_BASE_URL', 'expected an http:// or https:// URL');
   }
   return url.toString().replace(/\/+$/, '');
+}
+
+function httpUrl(value: string, variable: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new ConfigError(variable, `"${value}" is not a URL`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(variable, `only http and https URLs are allowed, not ${url.protocol}`);
+  return url.toString();
 }

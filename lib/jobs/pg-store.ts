@@ -12,7 +12,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { StoreUnavailableError } from './errors.js';
-import { jobFromRow, type Claim, type JobFailure, type JobRecord, type JobRow, type JobState, type JobStore, type NewJob, type StoreEvent } from './store.js';
+import { jobFromRow, runFinishHook, type Claim, type FinishHook, type Tx, type JobFailure, type JobRecord, type JobRow, type JobState, type JobStore, type NewJob, type StoreEvent } from './store.js';
 
 const CHANNEL = 'vaa_jobs';
 /** Milliseconds since the epoch on the database's clock. */
@@ -40,6 +40,60 @@ const MIGRATIONS = [
    );
    CREATE INDEX jobs_by_analytic ON jobs (analytic, seq DESC);
    CREATE INDEX jobs_unfinished ON jobs (seq) WHERE state IN ('queued', 'processing');`,
+  // Camera monitoring (lib/cameras/) and the webhook outbox (lib/webhooks/).
+  `CREATE TABLE cameras (
+     id TEXT PRIMARY KEY,
+     state TEXT NOT NULL,
+     state_since BIGINT NOT NULL,
+     streak INTEGER NOT NULL DEFAULT 0,
+     created_at BIGINT NOT NULL,
+     last_check_at BIGINT,
+     last_job_id TEXT,
+     last_probability INTEGER
+   );
+   CREATE TABLE camera_references (
+     seq BIGSERIAL PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     camera TEXT NOT NULL,
+     slot INTEGER NOT NULL,
+     captured_at BIGINT NOT NULL,
+     minute_of_day INTEGER NOT NULL,
+     source_job TEXT,
+     file TEXT NOT NULL,
+     width INTEGER NOT NULL,
+     height INTEGER NOT NULL,
+     created_at BIGINT NOT NULL
+   );
+   CREATE INDEX camera_references_by_slot ON camera_references (camera, slot, seq);
+   CREATE TABLE camera_checks (
+     seq BIGSERIAL PRIMARY KEY,
+     camera TEXT NOT NULL,
+     job_id TEXT NOT NULL,
+     captured_at BIGINT NOT NULL,
+     finished_at BIGINT NOT NULL,
+     success INTEGER NOT NULL,
+     probability INTEGER,
+     state TEXT NOT NULL
+   );
+   CREATE INDEX camera_checks_by_camera ON camera_checks (camera, seq);
+   CREATE TABLE webhook_outbox (
+     seq BIGSERIAL PRIMARY KEY,
+     event_id TEXT NOT NULL,
+     event_type TEXT NOT NULL,
+     url TEXT NOT NULL,
+     body TEXT NOT NULL,
+     created_at BIGINT NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at BIGINT NOT NULL,
+     lease_owner TEXT,
+     lease_until BIGINT,
+     delivered_at BIGINT,
+     gave_up_at BIGINT,
+     last_status INTEGER,
+     last_error TEXT,
+     UNIQUE (event_id, url)
+   );
+   CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
 ];
 
 export interface PgStoreOptions {
@@ -57,6 +111,7 @@ export class PgJobStore implements JobStore {
   private readonly events = new EventEmitter();
   private listener: pg.Client | null = null;
   private closed = false;
+  private finishHook: { hook: FinishHook; onError: (err: unknown, job: JobRecord) => void } | null = null;
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -235,6 +290,33 @@ export class PgJobStore implements JobStore {
     }
   }
 
+  async transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err);
+    }
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      const value = await body(clientTx(client));
+      await client.query('COMMIT');
+      return value;
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => {
+        broken = true;
+      });
+      throw unavailable(err);
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  onFinish(hook: FinishHook, onError: (err: unknown, job: JobRecord) => void = () => {}): void {
+    this.finishHook = { hook, onError };
+  }
+
   subscribe(listener: (event: StoreEvent) => void): () => void {
     this.events.on('event', listener);
     return () => this.events.off('event', listener);
@@ -259,7 +341,17 @@ export class PgJobStore implements JobStore {
   }
 
   private async finish(claim: Claim, set: string, values: unknown[]): Promise<boolean> {
-    return this.fenced(claim, `${set}, lease_until = NULL`, values, `finished:${claim.id}`);
+    const finishHook = this.finishHook;
+    if (!finishHook) return this.fenced(claim, `${set}, lease_until = NULL`, values, `finished:${claim.id}`);
+    const sql = `UPDATE jobs SET ${set}, lease_until = NULL WHERE id = $1 AND state = 'processing' AND attempts = $2 RETURNING *`;
+    const done = await this.transaction(async (tx) => {
+      const { rows } = await (tx as PgTx).client.query<JobRow>(sql, [claim.id, claim.attempt, ...values]);
+      if (!rows[0]) return false;
+      await runFinishHook(tx, jobFromRow(rows[0]), finishHook.hook, finishHook.onError);
+      return true;
+    });
+    if (done) await this.notify(`finished:${claim.id}`);
+    return done;
   }
 
   /**
@@ -318,6 +410,25 @@ export class PgJobStore implements JobStore {
       await sleep(1000);
     }
   }
+}
+
+interface PgTx extends Tx {
+  client: pg.PoolClient;
+}
+
+/** `?` placeholders become PostgreSQL's `$n` (no statement here has a `?` inside a string). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+function clientTx(client: pg.PoolClient): PgTx {
+  return {
+    client,
+    all: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows as T[],
+    get: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows[0] as T | undefined,
+    run: async (sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rowCount ?? 0,
+  };
 }
 
 /** Errors that mean "the database is not reachable", not "the query is wrong". */

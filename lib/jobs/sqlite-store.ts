@@ -2,7 +2,7 @@
 // are in-process and a start releases every lease the last run held.
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
-import { jobFromRow, type Claim, type JobFailure, type JobRecord, type JobRow, type JobState, type JobStore, type NewJob, type StoreEvent } from './store.js';
+import { jobFromRow, runFinishHook, type Claim, type FinishHook, type Tx, type JobFailure, type JobRecord, type JobRow, type JobState, type JobStore, type NewJob, type StoreEvent } from './store.js';
 
 /** Schema versions in order; `PRAGMA user_version` records how many have been applied. */
 const MIGRATIONS = [
@@ -24,6 +24,60 @@ const MIGRATIONS = [
   `ALTER TABLE jobs ADD COLUMN started_at INTEGER;
    ALTER TABLE jobs ADD COLUMN lease_owner TEXT;
    ALTER TABLE jobs ADD COLUMN lease_until INTEGER;`,
+  // Camera monitoring (lib/cameras/) and the webhook outbox (lib/webhooks/).
+  `CREATE TABLE cameras (
+     id TEXT PRIMARY KEY,
+     state TEXT NOT NULL,
+     state_since INTEGER NOT NULL,
+     streak INTEGER NOT NULL DEFAULT 0,
+     created_at INTEGER NOT NULL,
+     last_check_at INTEGER,
+     last_job_id TEXT,
+     last_probability INTEGER
+   );
+   CREATE TABLE camera_references (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     camera TEXT NOT NULL,
+     slot INTEGER NOT NULL,
+     captured_at INTEGER NOT NULL,
+     minute_of_day INTEGER NOT NULL,
+     source_job TEXT,
+     file TEXT NOT NULL,
+     width INTEGER NOT NULL,
+     height INTEGER NOT NULL,
+     created_at INTEGER NOT NULL
+   );
+   CREATE INDEX camera_references_by_slot ON camera_references (camera, slot, seq);
+   CREATE TABLE camera_checks (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     camera TEXT NOT NULL,
+     job_id TEXT NOT NULL,
+     captured_at INTEGER NOT NULL,
+     finished_at INTEGER NOT NULL,
+     success INTEGER NOT NULL,
+     probability INTEGER,
+     state TEXT NOT NULL
+   );
+   CREATE INDEX camera_checks_by_camera ON camera_checks (camera, seq);
+   CREATE TABLE webhook_outbox (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     event_id TEXT NOT NULL,
+     event_type TEXT NOT NULL,
+     url TEXT NOT NULL,
+     body TEXT NOT NULL,
+     created_at INTEGER NOT NULL,
+     attempts INTEGER NOT NULL DEFAULT 0,
+     next_attempt_at INTEGER NOT NULL,
+     lease_owner TEXT,
+     lease_until INTEGER,
+     delivered_at INTEGER,
+     gave_up_at INTEGER,
+     last_status INTEGER,
+     last_error TEXT,
+     UNIQUE (event_id, url)
+   );
+   CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
 ];
 
 export class SqliteJobStore implements JobStore {
@@ -31,6 +85,15 @@ export class SqliteJobStore implements JobStore {
   readonly shared = false;
   private readonly db: Database.Database;
   private readonly events = new EventEmitter();
+  private finishHook: { hook: FinishHook; onError: (err: unknown, job: JobRecord) => void } | null = null;
+  /** The end of the last transaction queued: transactions run one after another. */
+  private lastTransaction: Promise<unknown> = Promise.resolve();
+  /** Statements of the transaction running now, for its body. */
+  private readonly tx: Tx = {
+    all: async <T>(sql: string, ...params: unknown[]) => this.db.prepare(sql).all(...params) as T[],
+    get: async <T>(sql: string, ...params: unknown[]) => this.db.prepare(sql).get(...params) as T | undefined,
+    run: async (sql: string, ...params: unknown[]) => this.db.prepare(sql).run(...params).changes,
+  };
 
   constructor(file: string) {
     this.db = new Database(file);
@@ -142,6 +205,29 @@ export class SqliteJobStore implements JobStore {
     return true;
   }
 
+  transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    const run = this.lastTransaction.then(async () => {
+      // Every statement is synchronous, so a body that awaits only `tx` runs to its end before any
+      // other I/O callback: nothing of another request lands inside the transaction. (Two stores
+      // on one file in one process could deadlock here: the service opens one.)
+      this.db.exec('BEGIN IMMEDIATE');
+      try {
+        const value = await body(this.tx);
+        this.db.exec('COMMIT');
+        return value;
+      } catch (err) {
+        if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        throw err;
+      }
+    });
+    this.lastTransaction = run.catch(() => {});
+    return run;
+  }
+
+  onFinish(hook: FinishHook, onError: (err: unknown, job: JobRecord) => void = () => {}): void {
+    this.finishHook = { hook, onError };
+  }
+
   subscribe(listener: (event: StoreEvent) => void): () => void {
     this.events.on('event', listener);
     return () => this.events.off('event', listener);
@@ -160,8 +246,20 @@ export class SqliteJobStore implements JobStore {
     return this.db.prepare(sql).run(...values, claim.id, claim.attempt).changes === 1;
   }
 
-  private finish(claim: Claim, set: string, ...values: unknown[]): boolean {
-    const done = this.fenced(claim, `${set}, lease_until = NULL`, ...values);
+  private async finish(claim: Claim, set: string, ...values: unknown[]): Promise<boolean> {
+    const finishHook = this.finishHook;
+    if (!finishHook) {
+      const done = this.fenced(claim, `${set}, lease_until = NULL`, ...values);
+      if (done) this.emit({ type: 'finished', id: claim.id });
+      return done;
+    }
+    const sql = `UPDATE jobs SET ${set}, lease_until = NULL WHERE id = ? AND state = 'processing' AND attempts = ? RETURNING *`;
+    const done = await this.transaction(async (tx) => {
+      const row = await tx.get<JobRow>(sql, ...values, claim.id, claim.attempt);
+      if (!row) return false;
+      await runFinishHook(tx, jobFromRow(row), finishHook.hook, finishHook.onError);
+      return true;
+    });
     if (done) this.emit({ type: 'finished', id: claim.id });
     return done;
   }

@@ -50,6 +50,26 @@ export interface NewJob {
 
 export type StoreEvent = { type: 'queued' } | { type: 'finished'; id: string } | { type: 'reconnected' };
 
+/**
+ * Statements inside one transaction, in the SQL both backends speak alike: `?` placeholders,
+ * times as integer milliseconds, no booleans. Integers may come back as strings (PostgreSQL
+ * BIGINT): read them with Number().
+ */
+export interface Tx {
+  all<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>;
+  get<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T | undefined>;
+  /** The number of rows changed. */
+  run(sql: string, ...params: unknown[]): Promise<number>;
+}
+
+/**
+ * Runs in the transaction that records a job's outcome, after the job's row changed: what must
+ * happen exactly when the job finishes (a camera's state, the events to deliver) commits with it
+ * or not at all. It may only await `tx`. An error in it is logged and undone alone: the outcome
+ * is still recorded.
+ */
+export type FinishHook = (tx: Tx, job: JobRecord) => Promise<void>;
+
 export interface JobStore {
   /** 'sqlite' or 'postgres': what /healthz and the logs report. */
   readonly backend: string;
@@ -90,6 +110,15 @@ export interface JobStore {
    */
   exclusive(name: string, task: () => Promise<void>): Promise<boolean>;
 
+  /**
+   * Runs `body` in one transaction: committed when it resolves, rolled back when it throws. On
+   * PostgreSQL rows a body must serialise on are locked with SELECT ... FOR UPDATE; SQLite runs one
+   * transaction at a time. The body may only await `tx`.
+   */
+  transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T>;
+  /** Sets the hook every complete() and fail() that lands runs in its transaction. */
+  onFinish(hook: FinishHook, onError?: (err: unknown, job: JobRecord) => void): void;
+
   /** Jobs queued and finished anywhere; 'reconnected' after a lost connection (events may have been missed). */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   /** Throws unless the database answers a query (health check). */
@@ -128,4 +157,16 @@ export function jobFromRow(row: JobRow): JobRecord {
     startedAt: row.started_at === null ? null : Number(row.started_at),
     leaseOwner: row.lease_owner,
   };
+}
+
+/** Runs a finish hook under a savepoint: its error undoes its own writes only, not the outcome. */
+export async function runFinishHook(tx: Tx, job: JobRecord, hook: FinishHook, onError: (err: unknown, job: JobRecord) => void): Promise<void> {
+  await tx.run('SAVEPOINT finish_hook');
+  try {
+    await hook(tx, job);
+    await tx.run('RELEASE SAVEPOINT finish_hook');
+  } catch (err) {
+    await tx.run('ROLLBACK TO SAVEPOINT finish_hook');
+    onError(err, job);
+  }
 }
