@@ -13,6 +13,7 @@ import { resolveCredentials, type ResolvedCredentials } from './http/credentials
 import { JobQueue } from './jobs/queue.js';
 import type { JobStore } from './jobs/store.js';
 import { openJobStore } from './jobs/open-store.js';
+import { cameraFinishHook } from './cameras/check-outcome.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { PARTIAL_SUFFIX, partialResultsDir, startRetentionSweeper, sweepResults } from './jobs/retention.js';
 import { ResultLinks } from './http/result-links.js';
@@ -70,6 +71,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const credentials = resolveCredentials(config);
   const store = await openJobStore(config, logger);
   await removeStaleJobFolders(jobsDir, store, logger);
+  store.onFinish(
+    cameraFinishHook({ dataDir: config.dataDir, alarmAfter: config.alarmAfter, clearAfter: config.clearAfter, targets: { webhookUrl: config.webhookUrl } }),
+    (err, job) => logger.error({ err, job_id: job.id }, 'recording what the finished job changes failed; its outcome is recorded'),
+  );
   // The node's name needs the port it listens on: the server listens first and gets its request
   // handler in the same turn of the event loop, before any request can arrive.
   const server = config.tls ? https.createServer({ cert: config.tls.cert, key: config.tls.key }) : http.createServer();
@@ -123,7 +128,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     metrics,
   });
 
-  const retention = { resultsDir, ttlMs: resultTtlMs, store, logger, now };
+  const retention = { resultsDir, dataDir: config.dataDir, ttlMs: resultTtlMs, store, logger, now };
   const links = ResultLinks.fromDataDir(config.dataDir);
   const app = createApp({
     config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now, pool, storage, metrics, nodeId,

@@ -25,6 +25,10 @@ export interface TestMedia {
   textAsVideo: string;
   /** A JPEG image. */
   jpeg: string;
+  /** A frame from within `clip`'s second, 320x240 JPEG: a reference `clip` scores 0 against (`reference` scores 1). */
+  referenceNear: string;
+  /** `clip` with a grey board over the left 60% of the view: masked, scores 100. */
+  clipCovered: string;
 }
 
 function ffmpeg(args: string[]): void {
@@ -45,6 +49,8 @@ export function testMedia(): TestMedia {
     truncated: f('truncated.mp4'),
     textAsVideo: f('text.mp4'),
     jpeg: f('still.jpg'),
+    referenceNear: f('reference-near.jpg'),
+    clipCovered: f('clip20-covered.mp4'),
   };
   const h264 = ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
   const make = (file: string, build: () => void) => {
@@ -64,5 +70,9 @@ export function testMedia(): TestMedia {
   });
   make(media.textAsVideo, () => fs.writeFileSync(media.textAsVideo, 'this is not a video\n'.repeat(50)));
   make(media.jpeg, () => ffmpeg(['-i', path.join(OPENCV_DATA_DIR, 'building.jpg'), '-vf', 'scale=320:240', media.jpeg]));
+  make(media.referenceNear, () => ffmpeg(['-ss', '21', '-i', vtest, '-frames:v', '1', '-vf', 'scale=320:240', '-q:v', '2', media.referenceNear]));
+  make(media.clipCovered, () =>
+    ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '20', '-vf', 'scale=320:240,drawbox=x=0:y=0:w=192:h=240:color=gray:t=fill', ...h264, media.clipCovered]),
+  );
   return media;
 }

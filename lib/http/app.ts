@@ -21,6 +21,7 @@ import { SERVER_HEADER } from '../version.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
+import { CAMERAS_PATH, cameraRoutes, referenceLinkSubject } from '../cameras/routes.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -59,9 +60,10 @@ export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Cre
   app.use(serverHeader);
   app.use(requestMetrics(deps.metrics, router, deps.logger));
   app.use(errorEnvelope(deps.logger));
-  app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedResultLink(ctx, deps.links) }));
+  app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedResultLink(ctx, deps.links) || signedReferenceLink(ctx, deps.links) }));
 
   for (const served of deps.analytics) served.routes(router, full);
+  cameraRoutes(router, full);
   resultRoutes(router, full);
   healthRoutes(router, full);
   metricsRoutes(router, full);
@@ -126,4 +128,14 @@ function signedResultLink(ctx: Context, links: ResultLinks): boolean {
   const { expires, sig } = ctx.query;
   // Expiry is the retention period's end: the route answers 410 after it, signature or not.
   return links.verify(m[1], typeof expires === 'string' ? expires : undefined, typeof sig === 'string' ? sig : undefined);
+}
+
+/** Likewise a GET of a camera reference's picture with a valid, unexpired signature. */
+function signedReferenceLink(ctx: Context, links: ResultLinks): boolean {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  const m = new RegExp(`^${CAMERAS_PATH}/[^/]+/references/([0-9a-f-]{36})$`).exec(ctx.path);
+  if (!m) return false;
+  const { expires, sig } = ctx.query;
+  if (typeof expires !== 'string' || Number(expires) * 1000 < Date.now()) return false;
+  return links.verify(referenceLinkSubject(m[1]), expires, typeof sig === 'string' ? sig : undefined);
 }

@@ -18,6 +18,9 @@ export function presentTask(job: JobRecord): Task {
     message: job.message,
     start_time: httpDate(job.createdAt),
   };
+  // Fields the service set at the upload (a camera check's camera and reference).
+  const fixed = job.input.taskFields;
+  if (fixed && typeof fixed === 'object') Object.assign(task, fixed);
   if (!complete) return task;
   task.finish_time = httpDate(job.finishedAt ?? job.createdAt);
   task.success = job.state === 'done';

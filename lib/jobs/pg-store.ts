@@ -313,6 +313,12 @@ export class PgJobStore implements JobStore {
     }
   }
 
+  readonly sql: Tx = {
+    all: async <T>(sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rows as T[],
+    get: async <T>(sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rows[0] as T | undefined,
+    run: async (sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rowCount ?? 0,
+  };
+
   onFinish(hook: FinishHook, onError: (err: unknown, job: JobRecord) => void = () => {}): void {
     this.finishHook = { hook, onError };
   }

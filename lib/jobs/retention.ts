@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
+import { sweepReferenceFiles } from '../cameras/reference-files.js';
 
 /** A job's runs write its result files under `<its results folder><PARTIAL_SUFFIX>/<run>` and rename them when complete. */
 export const PARTIAL_SUFFIX = '.partial';
@@ -18,6 +19,8 @@ export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
 
 export interface RetentionOptions {
   resultsDir: string;
+  /** DATA_DIR: its camera references no row names go too (lib/cameras/reference-files.ts). */
+  dataDir?: string;
   ttlMs: number;
   store: JobStore;
   logger: Logger;
@@ -37,6 +40,10 @@ export async function sweepResults(o: RetentionOptions): Promise<number> {
   let removed = 0;
   await o.store.exclusive('retention-sweep', async () => {
     removed = await sweepNow(o);
+    if (o.dataDir) {
+      const references = await sweepReferenceFiles(o.dataDir, o.store);
+      if (references > 0) o.logger.info({ files: references }, 'removed reference pictures no camera uses');
+    }
   });
   return removed;
 }

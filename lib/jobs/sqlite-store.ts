@@ -88,8 +88,8 @@ export class SqliteJobStore implements JobStore {
   private finishHook: { hook: FinishHook; onError: (err: unknown, job: JobRecord) => void } | null = null;
   /** The end of the last transaction queued: transactions run one after another. */
   private lastTransaction: Promise<unknown> = Promise.resolve();
-  /** Statements of the transaction running now, for its body. */
-  private readonly tx: Tx = {
+  /** Statements of the transaction running now, for its body; the same outside one. */
+  readonly sql: Tx = {
     all: async <T>(sql: string, ...params: unknown[]) => this.db.prepare(sql).all(...params) as T[],
     get: async <T>(sql: string, ...params: unknown[]) => this.db.prepare(sql).get(...params) as T | undefined,
     run: async (sql: string, ...params: unknown[]) => this.db.prepare(sql).run(...params).changes,
@@ -212,7 +212,7 @@ export class SqliteJobStore implements JobStore {
       // on one file in one process could deadlock here: the service opens one.)
       this.db.exec('BEGIN IMMEDIATE');
       try {
-        const value = await body(this.tx);
+        const value = await body(this.sql);
         this.db.exec('COMMIT');
         return value;
       } catch (err) {

@@ -116,6 +116,8 @@ export interface JobStore {
    * transaction at a time. The body may only await `tx`.
    */
   transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T>;
+  /** The same statements outside a transaction, each on its own (reads). */
+  readonly sql: Tx;
   /** Sets the hook every complete() and fail() that lands runs in its transaction. */
   onFinish(hook: FinishHook, onError?: (err: unknown, job: JobRecord) => void): void;
 

@@ -1,10 +1,20 @@
 // /kamcheck: the tamper check. Cheap checks (files present, decodable, at most 25 frames, same
-// size as the reference) answer at once with 4xx and create no job.
+// size as the reference) answer at once with 4xx and create no job. With a `camera`, the service
+// keeps the reference: an image sent becomes the camera's reference for its time-of-day slot, and
+// a check without one uses the stored reference nearest in time of day (lib/cameras/).
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError, missingFile, notFound, unsupportedMedia } from '../http/errors.js';
-import { singleFile, type Upload } from '../http/upload.js';
-import { presentTask } from '../http/task-view.js';
+import { randomUUID } from 'node:crypto';
+import { singleFile, type Upload, type UploadedFile } from '../http/upload.js';
+import { httpDate, presentTask } from '../http/task-view.js';
+import { readCamera, readCapturedAt } from '../cameras/fields.js';
+import { chooseReference, type ReferenceRecord } from '../cameras/camera-store.js';
+import { referencePath, storeUploadedReference } from '../cameras/reference-upload.js';
+import { newReferenceFile } from '../cameras/reference-files.js';
+import { minuteOfDay, slotOf } from '../cameras/time-of-day.js';
+import { presentReference } from '../cameras/present.js';
+import type { CameraCheckInput } from '../cameras/check-outcome.js';
 import { probeMedia, MediaProbeError, type MediaInfo } from '../video/probe.js';
 import type { ServiceDeps } from '../http/app.js';
 import { acceptedTask, acceptJob } from '../http/routes/accept-job.js';
@@ -16,30 +26,42 @@ const KAMCHECK = kamcheckAnalytic.name;
 
 export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
   router.post(`/${KAMCHECK}`, deps.upload, async (ctx: Context) => {
+    const arrived = Date.now();
     const upload = ctx.state.upload as Upload;
     const video = singleFile(upload, 'video');
     const image = singleFile(upload, 'image');
+    const camera = readCamera(upload);
+    const capturedAt = readCapturedAt(upload, arrived);
     if (!video) throw missingFile('video');
-    if (!image) throw missingFile('image');
-    const [clip, reference] = await Promise.all([probe(video.path, video.size, 'video'), probe(image.path, image.size, 'image')]);
+    if (!image && !camera) throw missingFile('image');
+    const [clip, picture] = await Promise.all([probe(video.path, video.size, 'video'), image ? probe(image.path, image.size, 'image') : null]);
     if (clip.kind !== 'video') throw unsupportedMedia('"video" is a still image; send a video clip');
     if (clip.frames > MAX_TAMPER_FRAMES) {
       throw new ApiError(422, 'too_many_frames', `the clip has ${clip.frames} frames; at most ${MAX_TAMPER_FRAMES} are allowed`);
     }
-    if (clip.width !== reference.width || clip.height !== reference.height) {
+    if (picture && (clip.width !== picture.width || clip.height !== picture.height)) {
       throw new ApiError(
         422,
         'resolution_mismatch',
-        `the video is ${clip.width}x${clip.height} but the reference image is ${reference.width}x${reference.height}`,
+        `the video is ${clip.width}x${clip.height} but the reference image is ${picture.width}x${picture.height}`,
       );
     }
 
-    const job = await acceptJob(deps, kamcheckAnalytic, { video, image }, (files) => ({
-      videoPath: files.video,
-      imagePath: files.image,
-      videoName: video.name,
-      imageName: image.name,
-    }));
+    const jobId = randomUUID();
+    const stored = camera ? await cameraReference(deps, camera, capturedAt, clip, image && picture ? { file: image, media: picture } : null, jobId) : null;
+    const job = await acceptJob(
+      deps,
+      kamcheckAnalytic,
+      stored ? { video } : { video, image: image! },
+      (files) => ({
+        videoPath: files.video,
+        imagePath: stored ? stored.path : files.image,
+        videoName: video.name,
+        imageName: image ? image.name : `reference ${stored!.reference.id}`,
+      }),
+      stored ? cameraCheckFields(deps, camera!, capturedAt, stored, clip) : {},
+      jobId,
+    );
     await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
     ctx.body = { status: 'success', task: presentTask(await acceptedTask(deps, job)) };
   });
@@ -56,6 +78,62 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
   };
   router.get(`/${KAMCHECK}`, history);
   router.get(`/${KAMCHECK}/:page/:per_page`, history);
+}
+
+interface StoredReference {
+  reference: ReferenceRecord;
+  /** Absolute path the worker reads. */
+  path: string;
+  /** The check's image became the reference (no refresh from its clip then). */
+  uploaded: boolean;
+}
+
+/**
+ * A camera check's reference: the image sent with it, which becomes the camera's reference for
+ * the slot of `captured_at`, or else the stored one nearest in time of day.
+ */
+async function cameraReference(
+  deps: ServiceDeps,
+  camera: string,
+  capturedAt: number,
+  clip: MediaInfo,
+  image: { file: UploadedFile; media: MediaInfo } | null,
+  jobId: string,
+): Promise<StoredReference> {
+  const { dataDir, referenceSlotMinutes } = deps.config;
+  if (image) {
+    const reference = await storeUploadedReference(dataDir, deps.store, referenceSlotMinutes, { camera, ...image, capturedAt, sourceJob: jobId });
+    return { reference, path: referencePath(dataDir, reference), uploaded: true };
+  }
+  const choice = await chooseReference(deps.store, camera, minuteOfDay(capturedAt), clip.width, clip.height);
+  if ('none' in choice) {
+    throw new ApiError(422, 'no_reference', `camera "${camera}" has no reference yet: send an "image" with this check, or PUT /cameras/${camera}/reference`);
+  }
+  if ('otherSizes' in choice) {
+    const sizes = choice.otherSizes.map((s) => `${s.width}x${s.height}`).join(', ');
+    throw new ApiError(422, 'resolution_mismatch', `the video is ${clip.width}x${clip.height} but camera "${camera}" has references of ${sizes} only`);
+  }
+  return { reference: choice.found, path: referencePath(dataDir, choice.found), uploaded: false };
+}
+
+/** What a camera check keeps beside the analytic's input (lib/cameras/check-outcome.ts reads it). */
+function cameraCheckFields(deps: ServiceDeps, camera: string, capturedAt: number, stored: StoredReference, clip: MediaInfo): Record<string, unknown> {
+  const { dataDir, referenceSlotMinutes } = deps.config;
+  // A check against a stored reference that returns 0 renews the reference of its own slot from its clip.
+  let refresh: CameraCheckInput['refresh'];
+  let refreshPath: string | undefined;
+  if (!stored.uploaded) {
+    const target = newReferenceFile(dataDir, 'jpg');
+    refresh = { id: target.id, file: target.file, slot: slotOf(capturedAt, referenceSlotMinutes), minuteOfDay: minuteOfDay(capturedAt) };
+    refreshPath = target.absolute;
+  }
+  const check: CameraCheckInput = { camera, capturedAt, refresh };
+  return {
+    ...check,
+    refreshPath,
+    referenceSize: { width: clip.width, height: clip.height },
+    taskFields: { camera, captured_at: httpDate(capturedAt), reference: presentReference(stored.reference, referenceSlotMinutes) },
+  };
 }
 
 async function probe(file: string, size: number, field: string): Promise<MediaInfo> {

@@ -12,15 +12,18 @@ import type { UploadedFile } from '../upload.js';
 
 /**
  * `makeInput` builds the job's input from where its files now are; the analytic checks it
- * (parseInput) before it is stored, as the worker does before it runs it.
+ * (parseInput) before it is stored, as the worker does before it runs it. `service` adds what the
+ * service rather than the analytic keeps with the job (the task's fields from the start
+ * (`taskFields`), a `callbackUrl`, a camera's bookkeeping); the worker ignores it.
  */
 export async function acceptJob<Input>(
   deps: ServiceDeps,
   analytic: Analytic<Input>,
   files: Record<string, UploadedFile>,
   makeInput: (paths: Record<string, string>, id: string) => Input,
+  service: Record<string, unknown> = {},
+  id = randomUUID(),
 ): Promise<JobRecord> {
-  const id = randomUUID();
   const inputDir = path.join(deps.jobsDir, id, 'input');
   await fs.mkdir(inputDir, { recursive: true });
   const paths: Record<string, string> = {};
@@ -31,7 +34,7 @@ export async function acceptJob<Input>(
   let job: JobRecord;
   try {
     await deps.queue.assertCapacity(); // again: other uploads may have been accepted meanwhile
-    const input = analytic.parseInput(makeInput(paths, id)) as Record<string, unknown>;
+    const input = { ...(analytic.parseInput(makeInput(paths, id)) as Record<string, unknown>), ...service };
     job = await deps.store.insert({ id, analytic: analytic.name, input });
   } catch (err) {
     // Not a job: its files go. (An insert whose answer was lost with the database connection may

@@ -1,0 +1,229 @@
+// What the appliance keeps about each camera, in the job store (both backends, through
+// JobStore.transaction): its alarm state, its references per time-of-day slot, its last checks.
+// Reference pictures are files under DATA_DIR/references (reference-files.ts); rows name them.
+import type { JobStore, Tx } from '../jobs/store.js';
+import { timeOfDayDistance } from './time-of-day.js';
+
+export type CameraState = 'ok' | 'tampered';
+
+export interface CameraRecord {
+  id: string;
+  state: CameraState;
+  /** When the state last changed (or the camera was first seen), ms. */
+  stateSince: number;
+  /** Consecutive checks on the other side of 50 than the state: they count towards a change. */
+  streak: number;
+  createdAt: number;
+  lastCheckAt: number | null;
+  lastJobId: string | null;
+  lastProbability: number | null;
+  /** References on record, every slot. */
+  referenceCount: number;
+}
+
+export interface ReferenceRecord {
+  id: string;
+  camera: string;
+  slot: number;
+  capturedAt: number;
+  /** Local time of day of capturedAt, minutes: what "nearest in time of day" compares. */
+  minuteOfDay: number;
+  /** The check whose clip (or upload) it came from; null when set by hand (PUT). */
+  sourceJob: string | null;
+  /** Path relative to DATA_DIR. */
+  file: string;
+  width: number;
+  height: number;
+  createdAt: number;
+}
+
+export interface CheckRecord {
+  jobId: string;
+  capturedAt: number;
+  finishedAt: number;
+  success: boolean;
+  probability: number | null;
+  /** The camera's state after this check. */
+  state: CameraState;
+}
+
+/** References kept per slot: the newest is used, the older ones are for audit. */
+export const REFERENCES_PER_SLOT = 3;
+/** Checks kept per camera (GET /cameras/<camera>). */
+export const CHECKS_KEPT = 50;
+
+interface CameraRow {
+  id: string;
+  state: CameraState;
+  state_since: number | string;
+  streak: number | string;
+  created_at: number | string;
+  last_check_at: number | string | null;
+  last_job_id: string | null;
+  last_probability: number | string | null;
+  reference_count?: number | string;
+}
+
+interface ReferenceRow {
+  id: string;
+  camera: string;
+  slot: number | string;
+  captured_at: number | string;
+  minute_of_day: number | string;
+  source_job: string | null;
+  file: string;
+  width: number | string;
+  height: number | string;
+  created_at: number | string;
+}
+
+interface CheckRow {
+  job_id: string;
+  captured_at: number | string;
+  finished_at: number | string;
+  success: number | string;
+  probability: number | string | null;
+  state: CameraState;
+}
+
+const nullable = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+
+export function cameraFromRow(r: CameraRow): CameraRecord {
+  return {
+    id: r.id,
+    state: r.state,
+    stateSince: Number(r.state_since),
+    streak: Number(r.streak),
+    createdAt: Number(r.created_at),
+    lastCheckAt: nullable(r.last_check_at),
+    lastJobId: r.last_job_id,
+    lastProbability: nullable(r.last_probability),
+    referenceCount: Number(r.reference_count ?? 0),
+  };
+}
+
+function referenceFromRow(r: ReferenceRow): ReferenceRecord {
+  return {
+    id: r.id,
+    camera: r.camera,
+    slot: Number(r.slot),
+    capturedAt: Number(r.captured_at),
+    minuteOfDay: Number(r.minute_of_day),
+    sourceJob: r.source_job,
+    file: r.file,
+    width: Number(r.width),
+    height: Number(r.height),
+    createdAt: Number(r.created_at),
+  };
+}
+
+const CAMERA_COLUMNS = `c.*, (SELECT COUNT(*) FROM camera_references r WHERE r.camera = c.id) AS reference_count`;
+
+/** A camera is on record from its first reference on. */
+async function ensureCamera(tx: Tx, id: string, at: number): Promise<void> {
+  await tx.run(
+    `INSERT INTO cameras (id, state, state_since, streak, created_at) VALUES (?, 'ok', ?, 0, ?) ON CONFLICT (id) DO NOTHING`,
+    id,
+    at,
+    at,
+  );
+}
+
+/** Records a reference and keeps the newest REFERENCES_PER_SLOT of its slot. */
+export async function insertReference(tx: Tx, ref: ReferenceRecord): Promise<void> {
+  await ensureCamera(tx, ref.camera, ref.createdAt);
+  await tx.run(
+    `INSERT INTO camera_references (id, camera, slot, captured_at, minute_of_day, source_job, file, width, height, created_at)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    ref.id,
+    ref.camera,
+    ref.slot,
+    ref.capturedAt,
+    Math.round(ref.minuteOfDay * 60) / 60,
+    ref.sourceJob,
+    ref.file,
+    ref.width,
+    ref.height,
+    ref.createdAt,
+  );
+  // The files of dropped references stay until the sweep (reference-files.ts): a queued check may still read one.
+  await tx.run(
+    `DELETE FROM camera_references WHERE camera = ? AND slot = ? AND seq NOT IN
+       (SELECT seq FROM camera_references WHERE camera = ? AND slot = ? ORDER BY seq DESC LIMIT ${REFERENCES_PER_SLOT})`,
+    ref.camera,
+    ref.slot,
+    ref.camera,
+    ref.slot,
+  );
+}
+
+export function addReference(store: JobStore, ref: ReferenceRecord): Promise<void> {
+  return store.transaction((tx) => insertReference(tx, ref));
+}
+
+export async function listCameras(store: JobStore): Promise<CameraRecord[]> {
+  const rows = await store.sql.all<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c ORDER BY c.id`);
+  return rows.map(cameraFromRow);
+}
+
+export async function getCamera(store: JobStore, id: string): Promise<CameraRecord | null> {
+  const row = await store.sql.get<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c WHERE c.id = ?`, id);
+  return row ? cameraFromRow(row) : null;
+}
+
+/** Every reference of a camera, by slot, newest first within a slot. */
+export async function cameraReferences(store: JobStore, camera: string): Promise<ReferenceRecord[]> {
+  const rows = await store.sql.all<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? ORDER BY slot, seq DESC', camera);
+  return rows.map(referenceFromRow);
+}
+
+export async function getReference(store: JobStore, camera: string, id: string): Promise<ReferenceRecord | null> {
+  const row = await store.sql.get<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? AND id = ?', camera, id);
+  return row ? referenceFromRow(row) : null;
+}
+
+/** The camera's last checks, newest first. */
+export async function cameraChecks(store: JobStore, camera: string, limit = CHECKS_KEPT): Promise<CheckRecord[]> {
+  const rows = await store.sql.all<CheckRow>(`SELECT * FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${Math.floor(limit)}`, camera);
+  return rows.map((r) => ({
+    jobId: r.job_id,
+    capturedAt: Number(r.captured_at),
+    finishedAt: Number(r.finished_at),
+    success: Number(r.success) === 1,
+    probability: nullable(r.probability),
+    state: r.state,
+  }));
+}
+
+/** Forgets a camera: its state, references and checks. False when there was none. */
+export async function deleteCamera(store: JobStore, id: string): Promise<boolean> {
+  return store.transaction(async (tx) => {
+    const found = (await tx.run('DELETE FROM cameras WHERE id = ?', id)) === 1;
+    await tx.run('DELETE FROM camera_references WHERE camera = ?', id);
+    await tx.run('DELETE FROM camera_checks WHERE camera = ?', id);
+    return found;
+  });
+}
+
+export type ReferenceChoice =
+  | { found: ReferenceRecord }
+  | { none: true }
+  | { otherSizes: { width: number; height: number }[] };
+
+/**
+ * The reference a check without an image uses: of the newest reference of each slot, the one
+ * nearest in time of day (round midnight), among those of the clip's size.
+ */
+export async function chooseReference(store: JobStore, camera: string, minuteOfDay: number, width: number, height: number): Promise<ReferenceChoice> {
+  const refs = await cameraReferences(store, camera);
+  if (refs.length === 0) return { none: true };
+  const newestPerSlot = new Map<number, ReferenceRecord>();
+  for (const r of refs) if (!newestPerSlot.has(r.slot)) newestPerSlot.set(r.slot, r);
+  const sized = [...newestPerSlot.values()].filter((r) => r.width === width && r.height === height);
+  if (sized.length === 0) {
+    const sizes = new Map(refs.map((r) => [`${r.width}x${r.height}`, { width: r.width, height: r.height }]));
+    return { otherSizes: [...sizes.values()] };
+  }
+  sized.sort((a, b) => timeOfDayDistance(a.minuteOfDay, minuteOfDay) - timeOfDayDistance(b.minuteOfDay, minuteOfDay) || b.createdAt - a.createdAt);
+  return { found: sized[0] };
+}

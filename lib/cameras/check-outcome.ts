@@ -1,0 +1,135 @@
+// What a finished tamper check of a camera changes, in the transaction that records its outcome:
+// the check joins the camera's history, the alarm state moves with hysteresis, a probability of 0
+// renews the slot's reference from the clip, and a change of state becomes an event.
+import fs from 'node:fs';
+import path from 'node:path';
+import type { FinishHook, JobRecord, Tx } from '../jobs/store.js';
+import { httpDate } from '../http/task-view.js';
+import { enqueueEvent, type WebhookTargets } from '../webhooks/outbox.js';
+import { cameraFromRow, CHECKS_KEPT, insertReference, type CameraRecord, type CameraState } from './camera-store.js';
+import { presentCameraSummary } from './present.js';
+
+/** What a camera check keeps in its job's input for this hook (kamcheck routes write it). */
+export interface CameraCheckInput {
+  camera: string;
+  /** When the clip was captured, ms. */
+  capturedAt: number;
+  /** Where the worker writes the clip's quietest frame when the check returns 0, and the reference it then becomes. */
+  refresh?: { id: string; file: string; slot: number; minuteOfDay: number };
+}
+
+export interface CameraHookOptions {
+  dataDir: string;
+  alarmAfter: number;
+  clearAfter: number;
+  targets: WebhookTargets;
+}
+
+/** At or above this probability a check counts as tampered. */
+export const TAMPERED_AT = 50;
+
+export function cameraCheckOf(job: JobRecord): CameraCheckInput | null {
+  const input = job.input as Partial<CameraCheckInput>;
+  if (job.analytic !== 'kamcheck' || typeof input.camera !== 'string' || typeof input.capturedAt !== 'number') return null;
+  return { camera: input.camera, capturedAt: input.capturedAt, refresh: input.refresh };
+}
+
+/**
+ * The state after one more check. A check on the state's own side of 50 resets the streak; one
+ * on the other side adds to it, and the state turns when the streak reaches its threshold.
+ */
+export function nextState(state: CameraState, streak: number, probability: number, o: { alarmAfter: number; clearAfter: number }): { state: CameraState; streak: number } {
+  const tampered = probability >= TAMPERED_AT;
+  const against = state === 'ok' ? tampered : !tampered;
+  if (!against) return { state, streak: 0 };
+  const needed = state === 'ok' ? o.alarmAfter : o.clearAfter;
+  if (streak + 1 >= needed) return { state: state === 'ok' ? 'tampered' : 'ok', streak: 0 };
+  return { state, streak: streak + 1 };
+}
+
+export function cameraFinishHook(o: CameraHookOptions): FinishHook {
+  return async (tx, job) => {
+    const check = cameraCheckOf(job);
+    if (!check) return;
+    // Takes the camera's row lock on PostgreSQL, so checks of one camera finishing together count in turn.
+    if ((await tx.run('UPDATE cameras SET streak = streak WHERE id = ?', check.camera)) === 0) return; // deleted meanwhile
+    const before = cameraFromRow((await tx.get('SELECT * FROM cameras WHERE id = ?', check.camera)) as never);
+    const at = job.finishedAt ?? Date.now();
+    const success = job.state === 'done';
+    const probability = success ? Number(job.result?.probability) : null;
+    const next = probability === null || !Number.isFinite(probability) ? { state: before.state, streak: before.streak } : nextState(before.state, before.streak, probability, o);
+    const changed = next.state !== before.state;
+    const stateSince = changed ? at : before.stateSince;
+    await tx.run(
+      `UPDATE cameras SET state = ?, state_since = ?, streak = ?, last_check_at = ?, last_job_id = ?, last_probability = ? WHERE id = ?`,
+      next.state,
+      stateSince,
+      next.streak,
+      at,
+      job.id,
+      probability,
+      check.camera,
+    );
+    await recordCheck(tx, check, job, at, success, probability, next.state);
+    if (probability === 0 && check.refresh) await renewReference(tx, o.dataDir, check, job, at);
+    if (changed) {
+      const after: CameraRecord = { ...before, state: next.state, stateSince, streak: next.streak, lastCheckAt: at, lastJobId: job.id, lastProbability: probability };
+      await enqueueEvent(
+        tx,
+        o.targets,
+        {
+          type: 'camera.state_changed',
+          body: {
+            status: 'success',
+            event: 'camera.state_changed',
+            camera: presentCameraSummary(after),
+            previous_state: before.state,
+            state: next.state,
+            changed_at: httpDate(at),
+            job_id: job.id,
+          },
+          callbackUrl: typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null,
+        },
+        at,
+      );
+    }
+  };
+}
+
+async function recordCheck(tx: Tx, check: CameraCheckInput, job: JobRecord, at: number, success: boolean, probability: number | null, state: CameraState): Promise<void> {
+  await tx.run(
+    `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    check.camera,
+    job.id,
+    check.capturedAt,
+    at,
+    success ? 1 : 0,
+    probability,
+    state,
+  );
+  await tx.run(
+    `DELETE FROM camera_checks WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${CHECKS_KEPT})`,
+    check.camera,
+    check.camera,
+  );
+}
+
+/** The worker wrote the clip's quietest frame where the check's input said; it becomes the slot's reference. */
+async function renewReference(tx: Tx, dataDir: string, check: CameraCheckInput, job: JobRecord, at: number): Promise<void> {
+  const refresh = check.refresh!;
+  // Only the worker knows the clip's size for sure; the reference it replaces has the same (the route checked it).
+  const size = job.input.referenceSize as { width: number; height: number } | undefined;
+  if (!size || !fs.existsSync(path.join(dataDir, refresh.file))) return;
+  await insertReference(tx, {
+    id: refresh.id,
+    camera: check.camera,
+    slot: refresh.slot,
+    capturedAt: check.capturedAt,
+    minuteOfDay: refresh.minuteOfDay,
+    sourceJob: job.id,
+    file: refresh.file,
+    width: size.width,
+    height: size.height,
+    createdAt: at,
+  });
+}

@@ -1,0 +1,51 @@
+// Reference pictures on disk: DATA_DIR/references/<2 hex>/<uuid>.<ext>. Names never come from the
+// client (a camera id may be anything the VMS uses), and a row in camera_references says which
+// files are current. A file whose row is gone (pruned past REFERENCES_PER_SLOT, or its camera
+// deleted) is removed by the sweep once no queued check can still be reading it.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { JobStore } from '../jobs/store.js';
+
+export const REFERENCES_DIR = 'references';
+
+/**
+ * How long a file without a row is kept: a check chose it at its upload and may still be queued
+ * or running (tamper checks run within seconds; a full queue of 500 waits minutes).
+ */
+export const UNLISTED_REFERENCE_GRACE_MS = 60 * 60 * 1000;
+
+export interface ReferenceFile {
+  id: string;
+  /** Relative to DATA_DIR, as rows store it. */
+  file: string;
+  absolute: string;
+}
+
+/** A new reference's place (its folder created); `ext` is `jpg` or `png`. */
+export function newReferenceFile(dataDir: string, ext: string): ReferenceFile {
+  const id = randomUUID();
+  const file = path.join(REFERENCES_DIR, id.slice(0, 2), `${id}.${ext}`);
+  const absolute = path.join(dataDir, file);
+  fs.mkdirSync(path.dirname(absolute), { recursive: true });
+  return { id, file, absolute };
+}
+
+/** Removes reference files no row names that are older than the grace; returns how many. */
+export async function sweepReferenceFiles(dataDir: string, store: JobStore, now = Date.now(), graceMs = UNLISTED_REFERENCE_GRACE_MS): Promise<number> {
+  const root = path.join(dataDir, REFERENCES_DIR);
+  const listed = new Set((await store.sql.all<{ file: string }>('SELECT file FROM camera_references')).map((r) => r.file));
+  let removed = 0;
+  for (const shard of await fs.promises.readdir(root).catch(() => [] as string[])) {
+    const dir = path.join(root, shard);
+    for (const name of await fs.promises.readdir(dir).catch(() => [] as string[])) {
+      const file = path.join(REFERENCES_DIR, shard, name);
+      if (listed.has(file)) continue;
+      const stat = await fs.promises.stat(path.join(dir, name)).catch(() => null);
+      if (!stat || now - stat.mtimeMs < graceMs) continue;
+      await fs.promises.rm(path.join(dir, name), { force: true });
+      removed++;
+    }
+  }
+  return removed;
+}

@@ -1,0 +1,89 @@
+// /cameras: what the appliance keeps about each camera a VMS checks. GET /cameras lists them,
+// GET /cameras/<camera> shows one (state, references per slot with signed image links, its last
+// checks), PUT /cameras/<camera>/reference sets a reference by hand, DELETE forgets a camera.
+import fs from 'node:fs';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { missingFile, notFound, unsupportedMedia } from '../http/errors.js';
+import { singleFile, type Upload } from '../http/upload.js';
+import type { ServiceDeps } from '../http/app.js';
+import { MediaProbeError, probeMedia } from '../video/probe.js';
+import { cameraChecks, cameraReferences, deleteCamera, getCamera, getReference, listCameras } from './camera-store.js';
+import { checkCameraId, readCapturedAt } from './fields.js';
+import { presentCameraDetail, presentCameraSummary } from './present.js';
+import { referencePath, storeUploadedReference } from './reference-upload.js';
+
+export const CAMERAS_PATH = '/cameras';
+/** How long a reference's image link opens without the Basic header. */
+export const REFERENCE_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+
+const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
+
+/** The path of a reference's picture: `/cameras/<camera>/references/<reference_id>`. */
+export function referenceImagePath(camera: string, referenceId: string): string {
+  return `${CAMERAS_PATH}/${encodeURIComponent(camera)}/references/${referenceId}`;
+}
+
+/** The token of a reference link signs what the results' links sign a job id with. */
+export const referenceLinkSubject = (referenceId: string) => `reference:${referenceId}`;
+
+export function cameraRoutes(router: Router, deps: ServiceDeps): void {
+  router.get(CAMERAS_PATH, async (ctx: Context) => {
+    ctx.body = { status: 'success', cameras: (await listCameras(deps.store)).map(presentCameraSummary) };
+  });
+
+  router.get(`${CAMERAS_PATH}/:camera`, async (ctx: Context) => {
+    ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, checkCameraId(ctx.params.camera)) };
+  });
+
+  router.put(`${CAMERAS_PATH}/:camera/reference`, deps.upload, async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    const upload = ctx.state.upload as Upload;
+    const image = singleFile(upload, 'image');
+    if (!image) throw missingFile('image');
+    const capturedAt = readCapturedAt(upload, Date.now());
+    if (image.size === 0) throw unsupportedMedia('"image" is an empty file');
+    let media;
+    try {
+      media = await probeMedia(image.path);
+    } catch (err) {
+      if (err instanceof MediaProbeError) throw unsupportedMedia(`"image" cannot be decoded: ${err.message}`);
+      throw err;
+    }
+    await storeUploadedReference(deps.config.dataDir, deps.store, deps.config.referenceSlotMinutes, { camera, file: image, media, capturedAt, sourceJob: null });
+    deps.logger.info({ camera }, 'camera reference set');
+    ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
+  });
+
+  router.delete(`${CAMERAS_PATH}/:camera`, async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    if (!(await deleteCamera(deps.store, camera))) throw notFound(`no camera ${camera}`);
+    deps.logger.info({ camera }, 'camera deleted');
+    ctx.body = { status: 'success', camera: { camera, deleted: true } };
+  });
+
+  router.get(`${CAMERAS_PATH}/:camera/references/:referenceId`, async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    const ref = /^[0-9a-f-]{36}$/.test(ctx.params.referenceId) ? await getReference(deps.store, camera, ctx.params.referenceId) : null;
+    if (!ref) throw notFound(`camera ${camera} has no reference ${ctx.params.referenceId}`);
+    const file = referencePath(deps.config.dataDir, ref);
+    const stat = await fs.promises.stat(file).catch(() => null);
+    if (!stat) throw notFound(`the picture of reference ${ref.id} is gone`);
+    ctx.set('Content-Type', CONTENT_TYPES[file.slice(file.lastIndexOf('.') + 1)] ?? 'application/octet-stream');
+    ctx.set('Cache-Control', 'private, max-age=3600');
+    ctx.length = stat.size;
+    ctx.body = fs.createReadStream(file);
+  });
+}
+
+async function cameraDetail(deps: ServiceDeps, ctx: Context, camera: string): Promise<Record<string, unknown>> {
+  const record = await getCamera(deps.store, camera);
+  if (!record) throw notFound(`no camera ${camera}`);
+  const [references, checks] = await Promise.all([cameraReferences(deps.store, camera), cameraChecks(deps.store, camera)]);
+  const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
+  const expires = Math.floor((Date.now() + REFERENCE_LINK_TTL_MS) / 1000);
+  return presentCameraDetail(record, references, checks, deps.config.referenceSlotMinutes, (r) => {
+    const sig = deps.links.sign(referenceLinkSubject(r.id), expires);
+    return `${base}${referenceImagePath(camera, r.id)}?expires=${expires}&sig=${sig}`;
+  });
+}
