@@ -26,7 +26,7 @@ export interface ReferenceRecord {
   camera: string;
   slot: number;
   capturedAt: number;
-  /** Local time of day of capturedAt, minutes: what "nearest in time of day" compares. */
+  /** Local time of day of capturedAt, whole minutes: what "nearest in time of day" compares. */
   minuteOfDay: number;
   /** The check whose clip (or upload) it came from; null when set by hand (PUT). */
   sourceJob: string | null;
@@ -139,7 +139,7 @@ export async function insertReference(tx: Tx, ref: ReferenceRecord): Promise<voi
     ref.camera,
     ref.slot,
     ref.capturedAt,
-    Math.round(ref.minuteOfDay * 60) / 60,
+    Math.floor(ref.minuteOfDay),
     ref.sourceJob,
     ref.file,
     ref.width,

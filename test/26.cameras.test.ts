@@ -1,0 +1,215 @@
+// Camera monitoring over real HTTP on real clips: references per time-of-day slot (round
+// midnight, in the appliance's TZ), the refresh on a check that returns 0, the alarm state's
+// hysteresis, and the /cameras resources.
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import { api, fetchChecked, form, startTestService, type TestService } from '../testkit/service.js';
+import { testMedia, type TestMedia } from '../testkit/media.js';
+import { describeBackends } from './helpers/backends.js';
+import { sweepReferenceFiles } from '../lib/cameras/reference-files.js';
+
+/** UTC+1 in November: every captured_at below is given in UTC, and the slots are Berlin's. */
+const TZ = 'Europe/Berlin';
+
+function referenceFiles(dataDir: string): string[] {
+  const root = path.join(dataDir, 'references');
+  if (!fs.existsSync(root)) return [];
+  return fs.readdirSync(root).flatMap((shard) => fs.readdirSync(path.join(root, shard)).map((f) => path.join(root, shard, f)));
+}
+
+describeBackends('cameras', function (backend) {
+  let media: TestMedia;
+  let svc: TestService;
+  let savedTz: string | undefined;
+
+  before(() => {
+    media = testMedia();
+    savedTz = process.env.TZ;
+    process.env.TZ = TZ;
+  });
+  after(() => {
+    if (savedTz === undefined) delete process.env.TZ;
+    else process.env.TZ = savedTz;
+  });
+  beforeEach(async () => {
+    svc = await startTestService({ ...(await backend.env()), KAMCHECK_WAIT_MS: '30000', ALARM_AFTER: '2', CLEAR_AFTER: '2' });
+  });
+  afterEach(async () => {
+    await svc.stop();
+  });
+
+  const putReference = (camera: string, image: string, capturedAt?: string) =>
+    api(`${svc.url}/cameras/${camera}/reference`, { method: 'PUT', body: form({ image }, capturedAt ? { captured_at: capturedAt } : {}) });
+  const check = (fields: Record<string, string>, files: Record<string, string> = { video: media.clip }) =>
+    api(`${svc.url}/kamcheck`, { method: 'POST', body: form(files, fields) });
+  const camera = async (id: string) => {
+    const res = await api(`${svc.url}/cameras/${id}`);
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return res.body.camera;
+  };
+  const finished = (res: { status: number; body: any }) => {
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expect(res.body.task.complete, JSON.stringify(res.body.task)).to.equal(true);
+    expect(res.body.task.success, JSON.stringify(res.body.task)).to.equal(true);
+    return res.body.task;
+  };
+
+  it('PUT sets a reference for its slot, the slot keeps its last 3, the picture opens from a signed link, DELETE forgets the camera', async () => {
+    const first = await putReference('gate-1', media.referenceNear, '2026-11-24T22:40:00Z');
+    expect(first.status, JSON.stringify(first.body)).to.equal(200);
+    const cam = first.body.camera;
+    expect(cam).to.include({ camera: 'gate-1', state: 'ok', reference_count: 1, alarm_streak: 0, last_check: null });
+    expect(cam.checks).to.deep.equal([]);
+    expect(cam.references).to.have.length(1);
+    expect(cam.references[0].slot).to.equal('23:00-24:00'); // 23:40 in Berlin
+    const ref = cam.references[0].references[0];
+    expect(ref).to.include({ slot: '23:00-24:00', captured_at: 'Tue, 24 Nov 2026 22:40:00 GMT', source_job: null, width: 320, height: 240 });
+
+    // The signed link opens without credentials and serves the picture sent; a forged one does not.
+    const picture = await fetchChecked(ref.image);
+    expect(picture.status).to.equal(200);
+    expect(picture.headers.get('content-type')).to.equal('image/jpeg');
+    expect(picture.body.equals(fs.readFileSync(media.referenceNear))).to.equal(true);
+    const forged = ref.image.replace(/sig=([0-9a-f])/, (_: string, c: string) => `sig=${c === '0' ? '1' : '0'}`);
+    expect((await fetchChecked(forged)).status).to.equal(401);
+
+    for (const minute of ['05', '15', '25', '35']) {
+      expect((await putReference('gate-1', media.reference, `2026-11-24T22:${minute}:00Z`)).status).to.equal(200);
+    }
+    const kept = await camera('gate-1');
+    expect(kept.reference_count).to.equal(3);
+    expect(kept.references[0].references.map((r: any) => r.captured_at)).to.deep.equal([
+      'Tue, 24 Nov 2026 22:35:00 GMT',
+      'Tue, 24 Nov 2026 22:25:00 GMT',
+      'Tue, 24 Nov 2026 22:15:00 GMT',
+    ]);
+    // The dropped pictures go with the sweep once no queued check can still be reading them.
+    expect(referenceFiles(svc.dataDir)).to.have.length(5);
+    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store)).to.equal(0);
+    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store, Date.now() + 2 * 3600_000)).to.equal(2);
+    expect(referenceFiles(svc.dataDir)).to.have.length(3);
+
+    expect((await api(`${svc.url}/cameras`)).body.cameras.map((c: any) => c.camera)).to.deep.equal(['gate-1']);
+    const deleted = await api(`${svc.url}/cameras/gate-1`, { method: 'DELETE' });
+    expect(deleted.status).to.equal(200);
+    expect(deleted.body).to.deep.equal({ status: 'success', camera: { camera: 'gate-1', deleted: true } });
+    expect((await api(`${svc.url}/cameras/gate-1`)).status).to.equal(404);
+    expect((await api(`${svc.url}/cameras/gate-1`, { method: 'DELETE' })).status).to.equal(404);
+    expect((await api(`${svc.url}/cameras`)).body.cameras).to.deep.equal([]);
+    expect((await check({ camera: 'gate-1' })).body.error.code).to.equal('no_reference');
+  });
+
+  it('a check without an image uses the reference nearest in time of day, round midnight; with an image the image becomes the reference', async () => {
+    const none = await check({ camera: 'yard-2' });
+    expect(none.status).to.equal(422);
+    expect(none.body.error.code).to.equal('no_reference');
+
+    await putReference('yard-2', media.referenceNear, '2026-11-24T22:40:00Z'); // 23:40 in Berlin
+    await putReference('yard-2', media.reference, '2026-11-24T11:00:00Z'); // 12:00
+
+    // 00:10 in Berlin: 30 minutes from 23:40 across midnight, 11 h 50 from 12:00.
+    const night = finished(await check({ camera: 'yard-2', captured_at: '2026-11-24T23:10:00Z' }));
+    expect(night.camera).to.equal('yard-2');
+    expect(night.captured_at).to.equal('Tue, 24 Nov 2026 23:10:00 GMT');
+    expect(night.reference).to.deep.equal({ slot: '23:00-24:00', captured_at: 'Tue, 24 Nov 2026 22:40:00 GMT', source_job: null });
+    // An ISO time without an offset is the appliance's local time: 11:30 in Berlin, nearest 12:00.
+    const day = finished(await check({ camera: 'yard-2', captured_at: '2026-11-25T11:30:00' }));
+    expect(day.captured_at).to.equal('Wed, 25 Nov 2026 10:30:00 GMT');
+    expect(day.reference).to.deep.equal({ slot: '12:00-13:00', captured_at: 'Tue, 24 Nov 2026 11:00:00 GMT', source_job: null });
+    // The two references give different results on the same clip: the choice is real.
+    expect(night.probability).to.equal(0);
+    expect(day.probability).to.be.above(0).and.below(50);
+    // The task reads back the same.
+    expect((await api(`${svc.url}/kamcheck/${day.job_id}`)).body.task).to.deep.equal(day);
+
+    // With an image, the image is the reference and becomes the camera's for its slot (an HTTP-date here).
+    const sent = finished(await check({ camera: 'yard-2', captured_at: 'Wed, 25 Nov 2026 05:20:00 GMT' }, { video: media.clip, image: media.referenceNear }));
+    expect(sent.reference).to.deep.equal({ slot: '06:00-07:00', captured_at: 'Wed, 25 Nov 2026 05:20:00 GMT', source_job: sent.job_id });
+    const cam = await camera('yard-2');
+    expect(cam.references.map((s: any) => s.slot)).to.deep.equal(['06:00-07:00', '12:00-13:00', '23:00-24:00']);
+    expect(cam.references[0].references[0].source_job).to.equal(sent.job_id);
+
+    // A clip of another size than every reference of the camera; bad fields.
+    const hd = await check({ camera: 'yard-2' }, { video: media.clipHd });
+    expect(hd.status).to.equal(422);
+    expect(hd.body.error.code).to.equal('resolution_mismatch');
+    for (const fields of <Record<string, string>[]>[{ camera: '..' }, { camera: 'a/b' }, { camera: 'x'.repeat(129) }, { camera: 'yard-2', captured_at: 'yesterday' }, { camera: 'yard-2', captured_at: '2026-11-25' }]) {
+      const bad = await check(fields);
+      expect(bad.status, JSON.stringify(fields)).to.equal(400);
+      expect(bad.body.error.code).to.equal('invalid_parameter');
+    }
+    expect((await api(`${svc.url}/cameras/a%2Fb`)).status).to.equal(400);
+    // Nothing of the refused requests was kept.
+    expect(fs.readdirSync(path.join(svc.dataDir, 'jobs'))).to.deep.equal([]);
+  });
+
+  it('a check that returns 0 renews the reference of its slot from the clip; one that returns 1 does not', async () => {
+    await putReference('dock-3', media.referenceNear, '2026-11-24T22:40:00Z'); // slot 23:00-24:00
+    // 02:30 in Berlin: the 23:40 reference is the nearest; the clip scores 0 against it.
+    const zero = finished(await check({ camera: 'dock-3', captured_at: '2026-11-25T01:30:00Z' }));
+    expect(zero.probability).to.equal(0);
+    let cam = await camera('dock-3');
+    expect(cam.reference_count).to.equal(2);
+    const renewed = cam.references.find((s: any) => s.slot === '02:00-03:00');
+    expect(renewed, JSON.stringify(cam.references)).to.exist;
+    expect(renewed.references[0]).to.include({ source_job: zero.job_id, captured_at: 'Wed, 25 Nov 2026 01:30:00 GMT', width: 320, height: 240 });
+    const picture = await fetchChecked(renewed.references[0].image);
+    expect(picture.status).to.equal(200);
+    expect(picture.headers.get('content-type')).to.equal('image/jpeg');
+    expect([...picture.body.subarray(0, 3)]).to.deep.equal([0xff, 0xd8, 0xff]);
+    // The next check of that time of day uses the renewed reference.
+    const next = finished(await check({ camera: 'dock-3', captured_at: '2026-11-25T01:45:00Z' }));
+    expect(next.reference).to.deep.equal({ slot: '02:00-03:00', captured_at: 'Wed, 25 Nov 2026 01:30:00 GMT', source_job: zero.job_id });
+    expect(next.probability).to.be.below(50);
+
+    // Against `reference` the same clip scores 1: no renewal.
+    await putReference('dock-3', media.reference, '2026-11-25T04:30:00Z'); // slot 05:00-06:00
+    const before = await camera('dock-3');
+    const one = finished(await check({ camera: 'dock-3', captured_at: '2026-11-25T04:40:00Z' }));
+    expect(one.reference.slot).to.equal('05:00-06:00');
+    expect(one.probability).to.equal(1);
+    cam = await camera('dock-3');
+    expect(cam.reference_count).to.equal(before.reference_count);
+    expect(cam.references.find((s: any) => s.slot === '05:00-06:00').references).to.have.length(1);
+    expect(cam.checks.map((c: any) => [c.job_id, c.probability])).to.deep.include.members([
+      [zero.job_id, 0],
+      [one.job_id, 1],
+    ]);
+  });
+
+  it('raises the alarm after ALARM_AFTER consecutive checks >= 50 and clears it after CLEAR_AFTER < 50, not before', async () => {
+    await putReference('hall-4', media.referenceNear);
+    const steps: [string, 'ok' | 'tampered'][] = [
+      [media.clipCovered, 'ok'], // one high check: no alarm yet
+      [media.clip, 'ok'], // a low one resets the count
+      [media.clipCovered, 'ok'],
+      [media.clipCovered, 'tampered'], // two in a row
+      [media.clip, 'tampered'], // one low check: still tampered
+      [media.clipCovered, 'tampered'], // and a high one resets the count
+      [media.clip, 'tampered'],
+      [media.clip, 'ok'], // two low in a row
+    ];
+    const ids: string[] = [];
+    let since = (await camera('hall-4')).state_since;
+    let changes = 0;
+    for (const [clip, state] of steps) {
+      const task = finished(await check({ camera: 'hall-4' }, { video: clip }));
+      expect(task.probability >= 50).to.equal(clip === media.clipCovered);
+      ids.push(task.job_id);
+      const cam = await camera('hall-4');
+      expect(cam.state, `after ${ids.length} checks`).to.equal(state);
+      expect(cam.last_check).to.deep.equal({ job_id: task.job_id, probability: task.probability, finish_time: task.finish_time });
+      if (cam.state_since !== since) changes++;
+      since = cam.state_since;
+    }
+    expect(changes).to.equal(2);
+    const cam = await camera('hall-4');
+    expect(cam.checks.map((c: any) => c.job_id)).to.deep.equal([...ids].reverse());
+    expect(cam.checks.map((c: any) => c.state)).to.deep.equal(steps.map(([, s]) => s).reverse());
+    const listed = (await api(`${svc.url}/cameras`)).body.cameras;
+    expect(listed).to.deep.equal([
+      { camera: 'hall-4', state: 'ok', state_since: cam.state_since, last_check: cam.last_check, reference_count: cam.reference_count },
+    ]);
+  });
+});
