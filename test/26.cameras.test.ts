@@ -1,13 +1,18 @@
 // Camera monitoring over real HTTP on real clips: references per time-of-day slot (round
 // midnight, in the appliance's TZ), the refresh on a check that returns 0, the alarm state's
 // hysteresis, and the /cameras resources.
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { api, fetchChecked, form, startTestService, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { describeBackends } from './helpers/backends.js';
 import { sweepReferenceFiles } from '../lib/cameras/reference-files.js';
+import { addReference, cameraChecks, getCamera } from '../lib/cameras/camera-store.js';
+import { cameraFinishHook } from '../lib/cameras/check-outcome.js';
+import type { JobStore } from '../lib/jobs/store.js';
 
 /** UTC+1 in November: every captured_at below is given in UTC, and the slots are Berlin's. */
 const TZ = 'Europe/Berlin';
@@ -211,5 +216,90 @@ describeBackends('cameras', function (backend) {
     expect(listed).to.deep.equal([
       { camera: 'hall-4', state: 'ok', state_since: cam.state_since, last_check: cam.last_check, reference_count: cam.reference_count },
     ]);
+  });
+});
+
+describeBackends('camera bookkeeping in the job store', function (backend) {
+  let dir: string;
+  let stores: JobStore[] = [];
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-cameras-'));
+  });
+  afterEach(async () => {
+    for (const s of stores) await s.close();
+    stores = [];
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const hook = (alarmAfter: number) =>
+    cameraFinishHook({ dataDir: dir, alarmAfter, clearAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
+
+  /** A finished tamper check of `camera` with `probability`, through claim and complete like the queue's. */
+  async function finishCheck(store: JobStore, camera: string, probability: number): Promise<string> {
+    const id = randomUUID();
+    await store.insert({ id, analytic: 'kamcheck', input: { camera, capturedAt: Date.now() } });
+    for (;;) {
+      const job = await store.claim('test', 60_000);
+      if (!job) throw new Error('nothing to claim');
+      // Another claimer may have taken ours first; finish whatever this one got.
+      expect(await store.complete({ id: job.id, attempt: job.attempts }, 'done', { probability })).to.equal(true);
+      if (job.id === id) return id;
+    }
+  }
+
+  it('keeps the last 50 checks of a camera, and the outcome, the state and the event commit together', async function () {
+    this.timeout(120_000);
+    const store = await backend.openStore(dir);
+    stores.push(store);
+    store.onFinish(hook(2));
+    await addReference(store, { id: randomUUID(), camera: 'c1', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/x.jpg', width: 320, height: 240, createdAt: 1 });
+    const ids: string[] = [];
+    for (let i = 0; i < 53; i++) ids.push(await finishCheck(store, 'c1', i === 51 || i === 52 ? 90 : 10));
+    const checks = await cameraChecks(store, 'c1');
+    expect(checks.map((c) => c.jobId)).to.deep.equal(ids.slice(-50).reverse());
+    expect(checks[0]).to.include({ success: true, probability: 90, state: 'tampered' });
+    expect(checks[1]).to.include({ probability: 90, state: 'ok' });
+    const camera = await getCamera(store, 'c1');
+    expect(camera).to.include({ state: 'tampered', streak: 0, lastJobId: ids[52], lastProbability: 90 });
+    // One event for the one change of state, to WEBHOOK_URL, with the body the API shows.
+    const events = await store.sql.all<{ event_type: string; body: string; url: string }>('SELECT event_type, body, url FROM webhook_outbox');
+    expect(events.map((e) => [e.event_type, e.url])).to.deep.equal([['camera.state_changed', 'http://127.0.0.1:9/events']]);
+    const body = JSON.parse(events[0].body);
+    expect(body).to.include({ status: 'success', event: 'camera.state_changed', previous_state: 'ok', state: 'tampered', job_id: ids[52] });
+    expect(body.camera).to.include({ camera: 'c1', state: 'tampered' });
+
+    // A hook that fails is undone alone: the outcome is still recorded, nothing half-written stays.
+    const failing = store as JobStore;
+    const errors: unknown[] = [];
+    failing.onFinish(async (tx, job) => {
+      await hook(2)(tx, job);
+      throw new Error('hook defect');
+    }, (err) => errors.push(err));
+    const id = await finishCheck(store, 'c1', 95);
+    expect((await store.get(id))!.state).to.equal('done');
+    expect(errors).to.have.length(1);
+    expect((await cameraChecks(store, 'c1'))[0].jobId).to.equal(ids[52]);
+  });
+
+  it('checks of one camera finishing at once on several connections each count once', async function () {
+    this.timeout(120_000);
+    stores = await backend.openStores(dir, backend.name === 'postgres' ? 4 : 1);
+    for (const s of stores) s.onFinish(hook(1000));
+    await addReference(stores[0], { id: randomUUID(), camera: 'c2', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/y.jpg', width: 320, height: 240, createdAt: 1 });
+    const perStore = 10;
+    for (let i = 0; i < stores.length * perStore; i++) await stores[0].insert({ id: randomUUID(), analytic: 'kamcheck', input: { camera: 'c2', capturedAt: Date.now() } });
+    const finished = await Promise.all(stores.map(async (s) => {
+      let n = 0;
+      for (let job; (job = await s.claim(`node-${stores.indexOf(s)}`, 60_000)); n++) {
+        expect(await s.complete({ id: job.id, attempt: job.attempts }, 'done', { probability: 80 })).to.equal(true);
+      }
+      return n;
+    }));
+    expect(finished.reduce((a, b) => a + b)).to.equal(stores.length * perStore);
+    if (stores.length > 1) expect(finished.filter((n) => n > 0).length, 'several connections finished checks').to.be.above(1);
+    const camera = await getCamera(stores[0], 'c2');
+    expect(camera!.streak).to.equal(stores.length * perStore);
+    expect(await cameraChecks(stores[0], 'c2')).to.have.length(stores.length * perStore);
   });
 });
