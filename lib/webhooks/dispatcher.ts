@@ -138,16 +138,17 @@ export class WebhookDispatcher {
     const seconds = (Date.now() - started) / 1000;
     const leaseEnds = started + this.leaseMs;
     if (result.ok) {
-      metrics?.observeWebhookDelivery(d.eventType, 'delivered', seconds);
       await this.whileUnavailable(() => markDelivered(store, d, result.status!), leaseEnds, logger);
+      // Counted once recorded: a scrape never sees a delivery counted and still pending.
+      metrics?.observeWebhookDelivery(d.eventType, 'delivered', seconds);
       logger.debug({ status: result.status, ms: Math.round(seconds * 1000) }, 'webhook delivered');
       return;
     }
     const now = Date.now();
     // An attempt abandoned by a stop goes again at once, on the next start or another node.
     const next = this.abandon.signal.aborted ? now : nextAttemptAt(retry, d.createdAt, d.attempt, now);
-    metrics?.observeWebhookDelivery(d.eventType, next === null ? 'gave_up' : 'failed', seconds);
     const recorded = await this.whileUnavailable(() => markFailed(store, d, { status: result.status, error: result.error ?? 'failed', nextAttemptAt: next }, now), leaseEnds, logger);
+    metrics?.observeWebhookDelivery(d.eventType, next === null ? 'gave_up' : 'failed', seconds);
     if (!recorded) return; // another attempt holds it now
     if (next === null) {
       logger.warn({ status: result.status, reason: result.error, attempts: d.attempt }, 'webhook delivery given up: the receiver did not accept it within the retry window');
