@@ -44,7 +44,8 @@ export class WebhookDispatcher {
   private readonly abandon = new AbortController();
   private started = false;
   private stopping = false;
-  private pumping = false;
+  /** The claiming loop while it runs: a stop waits for it, so no claim outlives the store. */
+  private pumping: Promise<void> | null = null;
   private pumpAgain = false;
   private timers: NodeJS.Timeout[] = [];
   private wakeTimer: NodeJS.Timeout | null = null;
@@ -90,6 +91,7 @@ export class WebhookDispatcher {
     this.unsubscribe?.();
     const all = () => Promise.allSettled([...this.inFlight.values()]);
     await Promise.race([all(), new Promise((r) => setTimeout(r, graceMs).unref())]);
+    await this.pumping;
     this.abandon.abort();
     await all();
   }
@@ -101,33 +103,37 @@ export class WebhookDispatcher {
       this.pumpAgain = true;
       return;
     }
-    this.pumping = true;
-    void (async () => {
-      const { store, nodeId, logger } = this.options;
-      try {
-        do {
-          this.pumpAgain = false;
-          while (!this.stopping && this.inFlight.size < PARALLEL_DELIVERIES) {
-            const room = PARALLEL_DELIVERIES - this.inFlight.size;
-            const claimed = await claimDeliveries(store, nodeId, this.leaseMs, room);
-            for (const d of claimed) {
-              const run = this.deliver(d).catch((err) => logger.error({ err, event_id: d.eventId }, 'webhook delivery failed outside its attempt'));
-              this.inFlight.set(d.seq, run);
-              void run.finally(() => {
-                this.inFlight.delete(d.seq);
-                this.pump(); // the receiver's next event may be waiting
-              });
-            }
-            if (claimed.length < room) break;
+    // Cleared in a later turn (finally), never before it is set, even when the loop has nothing to
+    // do; a call that came after the loop's last look makes it look again.
+    this.pumping = this.claimWhileRoom().finally(() => {
+      this.pumping = null;
+      if (this.pumpAgain) this.pump();
+    });
+  }
+
+  private async claimWhileRoom(): Promise<void> {
+    const { store, nodeId, logger } = this.options;
+    try {
+      do {
+        this.pumpAgain = false;
+        while (!this.stopping && this.inFlight.size < PARALLEL_DELIVERIES) {
+          const room = PARALLEL_DELIVERIES - this.inFlight.size;
+          const claimed = await claimDeliveries(store, nodeId, this.leaseMs, room);
+          for (const d of claimed) {
+            const run = this.deliver(d).catch((err) => logger.error({ err, event_id: d.eventId }, 'webhook delivery failed outside its attempt'));
+            this.inFlight.set(d.seq, run);
+            void run.finally(() => {
+              this.inFlight.delete(d.seq);
+              this.pump(); // the receiver's next event may be waiting
+            });
           }
-        } while (this.pumpAgain && !this.stopping);
-      } catch (err) {
-        if (err instanceof StoreUnavailableError) logger.debug({ err: (err as Error).message }, 'cannot claim webhook deliveries: the job database does not answer');
-        else logger.error({ err }, 'claiming webhook deliveries failed');
-      } finally {
-        this.pumping = false;
-      }
-    })();
+          if (claimed.length < room) break;
+        }
+      } while (this.pumpAgain && !this.stopping);
+    } catch (err) {
+      if (err instanceof StoreUnavailableError) logger.debug({ err: (err as Error).message }, 'cannot claim webhook deliveries: the job database does not answer');
+      else logger.error({ err }, 'claiming webhook deliveries failed');
+    }
   }
 
   private async deliver(d: Delivery): Promise<void> {
