@@ -156,8 +156,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   // What happens with a job's outcome, in its transaction: its job.completed event. Links in a
-  // face log's event body point at PUBLIC_BASE_URL, else at this node.
-  const webhookBase = config.publicBaseUrl ?? url;
+  // face log's event body point at PUBLIC_BASE_URL, else at this node: by its host name when it
+  // listens on every interface (a receiver elsewhere cannot use 127.0.0.1).
+  const anyInterface = config.host === '0.0.0.0' || config.host === '::';
+  const webhookBase = config.publicBaseUrl ?? (anyInterface ? `${config.tls ? 'https' : 'http'}://${os.hostname()}:${port}` : url);
   const taskView = (job: JobRecord) =>
     job.analytic === faceLogAnalytic.name ? presentFaceLogTaskAt(job, { links, resultTtlMs }, webhookBase) : presentTask(job);
   const onFinishError = (err: unknown, job: JobRecord) => logger.error({ err, job_id: job.id }, 'recording what follows from the job outcome failed; undone');
