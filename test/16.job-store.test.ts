@@ -536,9 +536,9 @@ describeBackends('job store', function (backend) {
         const url = await newDatabaseUrl();
         const first = await PgJobStore.open({ url, logger: silent });
         await first.close();
-        await query(url, 'UPDATE schema_version SET version = 3');
+        await query(url, 'UPDATE schema_version SET version = 4');
         const err = await rejection(PgJobStore.open({ url, logger: silent }));
-        expect(err.message).to.equal('the job database is at schema version 3, newer than this service (2)');
+        expect(err.message).to.equal('the job database is at schema version 4, newer than this service (3)');
       });
     }
   });

@@ -300,6 +300,13 @@ export class PgJobStore implements JobStore {
       throw unavailable(err);
     }
     let broken = false;
+    // A checked-out client has no pool listener: a server that ends the connection between two
+    // statements (a restart) would otherwise end the process with an unhandled 'error'. The next
+    // statement then fails, and the transaction with it.
+    const onLost = () => {
+      broken = true;
+    };
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       const value = await body(clientTx(client));
@@ -311,6 +318,7 @@ export class PgJobStore implements JobStore {
       });
       throw unavailable(err);
     } finally {
+      client.off('error', onLost);
       client.release(broken);
     }
   }
