@@ -276,6 +276,12 @@ export class PgJobStore implements JobStore {
     } catch (err) {
       throw unavailable(err);
     }
+    // Held for the whole task: see transaction() on a connection lost while checked out.
+    let broken = false;
+    const onLost = () => {
+      broken = true;
+    };
+    client.on('error', onLost);
     try {
       const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
       if (!rows[0].locked) return false;
@@ -288,7 +294,8 @@ export class PgJobStore implements JobStore {
     } catch (err) {
       throw unavailable(err);
     } finally {
-      client.release();
+      client.off('error', onLost);
+      client.release(broken);
     }
   }
 
