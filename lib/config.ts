@@ -67,6 +67,26 @@ export interface Config {
   clearAfter: number;
   /** Receives every event (job.completed, camera.state_changed); null sends none but callback_url ones. (`WEBHOOK_URL`) */
   webhookUrl: string | null;
+  /**
+   * The key of the webhook signatures (its text, as UTF-8); null means "use or generate
+   * DATA_DIR/webhook-secret" (lib/webhooks/secret.ts). At least 16 characters. (`WEBHOOK_SECRET`)
+   */
+  webhookSecret: string | null;
+  /**
+   * Hosts a request's `callback_url` may name: `host`, `host:port` or `*.domain` (any host under
+   * it), lower case; null allows any. WEBHOOK_URL is the operator's and is not checked.
+   * (`WEBHOOK_ALLOWED_HOSTS`, comma-separated)
+   */
+  webhookAllowedHosts: string[] | null;
+  /** Time limit of one webhook delivery attempt, ms: a receiver slower than this is tried again later. @defaultValue 10000 (`WEBHOOK_TIMEOUT_MS`) */
+  webhookTimeoutMs: number;
+  /**
+   * Wait before the second attempt of a delivery, ms; each later wait doubles, up to an hour.
+   * For tests and tuning. @defaultValue 5000 (`WEBHOOK_BACKOFF_MS`)
+   */
+  webhookBackoffMs: number;
+  /** How long after its event a delivery is tried before it is given up, ms. @defaultValue 24 h (`WEBHOOK_RETRY_HOURS`, in hours) */
+  webhookRetryMs: number;
 }
 
 export interface TlsFiles {
@@ -108,6 +128,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     alarmAfter: integer(env, 'ALARM_AFTER', 2, 1, 1000),
     clearAfter: integer(env, 'CLEAR_AFTER', 2, 1, 1000),
     webhookUrl: env.WEBHOOK_URL ? httpUrl(env.WEBHOOK_URL, 'WEBHOOK_URL') : null,
+    webhookSecret: env.WEBHOOK_SECRET ? webhookSecret(env.WEBHOOK_SECRET) : null,
+    webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS ? allowedHosts(env.WEBHOOK_ALLOWED_HOSTS) : null,
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
+    webhookBackoffMs: integer(env, 'WEBHOOK_BACKOFF_MS', 5000, 10, 3_600_000),
+    webhookRetryMs: Math.round(number(env, 'WEBHOOK_RETRY_HOURS', 24, 0.0001, 24 * 30) * 3_600_000),
   };
 }
 
@@ -208,4 +233,27 @@ function httpUrl(value: string, variable: string): string {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(variable, `only http and https URLs are allowed, not ${url.protocol}`);
   return url.toString();
+}
+
+/** Shorter keys are guessable; the generated one is 64 hex characters. */
+const MIN_SECRET_LENGTH = 16;
+
+function webhookSecret(raw: string): string {
+  if (raw.length < MIN_SECRET_LENGTH) throw new ConfigError('WEBHOOK_SECRET', `must be at least ${MIN_SECRET_LENGTH} characters (unset, one is generated into DATA_DIR/webhook-secret)`);
+  return raw;
+}
+
+/** `host`, `host:port`, `*.domain`, `*.domain:port`, `[ipv6]`, `[ipv6]:port`. */
+const ALLOWED_HOST = /^(\*\.)?([a-z0-9_-]+(\.[a-z0-9_-]+)*|\[[0-9a-f:.]+\])(:\d{1,5})?$/;
+
+function allowedHosts(raw: string): string[] {
+  const list = raw
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter(Boolean);
+  for (const entry of list) {
+    if (!ALLOWED_HOST.test(entry)) throw new ConfigError('WEBHOOK_ALLOWED_HOSTS', `"${entry}" is not a host name, host:port or *.domain`);
+  }
+  if (list.length === 0) throw new ConfigError('WEBHOOK_ALLOWED_HOSTS', 'no hosts given');
+  return list;
 }

@@ -20,7 +20,10 @@ async function main(): Promise<void> {
   const where = service.credentials.file
     ? `credentials in ${service.credentials.file}${service.credentials.generated ? ' (generated now)' : ''}`
     : 'credentials from AUTH_CREDENTIALS';
-  logger.info({ url: service.url, workers: config.workers, dataDir: config.dataDir }, 'service started');
+  logger.info(
+    { url: service.url, workers: config.workers, dataDir: config.dataDir, webhookSecretFile: service.webhookSecret.file },
+    'service started',
+  );
   console.error(`Video analytics service listening on ${service.url} (${where})`);
 
   let stopping = false;

@@ -23,11 +23,19 @@ export interface MetricsSources {
   workerRestarts(): number;
   workerPids(): number[];
   freeDiskBytes(): Promise<number>;
+  /** Webhook events neither delivered nor given up, on every node sharing the store. */
+  webhooksPending(): Promise<number>;
 }
+
+export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'gave_up';
 
 const JOB_STATES = ['queued', 'processing', 'done', 'failed'];
 /** 50 ms (a small tamper check) to 2 h (a long face log). */
 const JOB_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600, 7200];
+/** 5 ms (a receiver on the LAN) to the longest time limit of an attempt (WEBHOOK_TIMEOUT_MS). */
+const WEBHOOK_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
+const WEBHOOK_OUTCOMES: WebhookDeliveryOutcome[] = ['delivered', 'failed', 'gave_up'];
+const WEBHOOK_EVENT_TYPES = ['job.completed', 'camera.state_changed'];
 /** 1 ms (a GET) to a minute (a large upload). */
 const HTTP_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -35,6 +43,8 @@ export class ServiceMetrics {
   readonly registry = new Registry();
   private readonly jobSeconds: Histogram<'analytic' | 'outcome'>;
   private readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
+  private readonly webhookDeliveries: Counter<'event_type' | 'outcome'>;
+  private readonly webhookSeconds: Histogram<'event_type' | 'outcome'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -137,6 +147,34 @@ export class ServiceMetrics {
       buckets: HTTP_SECONDS_BUCKETS,
       registers,
     });
+    this.webhookDeliveries = new Counter({
+      name: 'vaa_webhook_deliveries_total',
+      help: 'Webhook delivery attempts of this node by event type and outcome: delivered (2xx), failed (tried again later), gave_up (failed, and the retry window is over)',
+      labelNames: ['event_type', 'outcome'],
+      registers,
+    });
+    for (const event_type of WEBHOOK_EVENT_TYPES) for (const outcome of WEBHOOK_OUTCOMES) this.webhookDeliveries.inc({ event_type, outcome }, 0);
+    this.webhookSeconds = new Histogram({
+      name: 'vaa_webhook_delivery_duration_seconds',
+      help: 'Time of one webhook delivery attempt until the receiver answered (or the attempt failed), by event type and outcome',
+      labelNames: ['event_type', 'outcome'],
+      buckets: WEBHOOK_SECONDS_BUCKETS,
+      registers,
+    });
+    new Gauge({
+      name: 'vaa_webhook_outbox_pending',
+      help: 'Webhook events waiting for delivery (neither delivered nor given up), on every node sharing the job store',
+      registers,
+      async collect() {
+        const pending = await sources.webhooksPending().catch(() => null);
+        if (pending !== null) this.set(pending);
+      },
+    });
+  }
+
+  observeWebhookDelivery(eventType: string, outcome: WebhookDeliveryOutcome, seconds: number): void {
+    this.webhookDeliveries.inc({ event_type: eventType, outcome });
+    this.webhookSeconds.observe({ event_type: eventType, outcome }, seconds);
   }
 
   observeJob(analytic: string, outcome: JobOutcome, seconds: number): void {

@@ -21,6 +21,15 @@ import { analytics, servedAnalytics } from './analytics.js';
 import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
 import { ServiceMetrics } from './metrics.js';
 import { answerClientError } from './http/client-error.js';
+import { composeFinishHooks } from './jobs/finish-hooks.js';
+import { presentTask } from './http/task-view.js';
+import { presentFaceLogTaskAt } from './facelog/task-view.js';
+import { faceLogAnalytic } from './facelog/analytic.js';
+import type { JobRecord } from './jobs/store.js';
+import { webhookFinishHook } from './webhooks/job-events.js';
+import { WebhookDispatcher } from './webhooks/dispatcher.js';
+import { pendingDeliveries } from './webhooks/deliveries.js';
+import { resolveWebhookSecret, type WebhookSecret } from './webhooks/secret.js';
 
 export interface RunningService {
   url: string;
@@ -36,6 +45,10 @@ export interface RunningService {
   resumed: number;
   metrics: ServiceMetrics;
   storage: StorageGuard;
+  /** Delivers the outbox's webhook events. */
+  webhooks: WebhookDispatcher;
+  /** The key webhook deliveries are signed with, and its file when it is not WEBHOOK_SECRET. */
+  webhookSecret: WebhookSecret;
   /** Deletes expired result files now (the sweeper also runs hourly); resolves with the folders removed. */
   sweepResults(): Promise<number>;
   stop(graceMs?: number): Promise<void>;
@@ -69,12 +82,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
   fs.mkdirSync(resultsDir, { recursive: true });
 
   const credentials = resolveCredentials(config);
+  const webhookSecret = resolveWebhookSecret(config);
   const store = await openJobStore(config, logger);
   await removeStaleJobFolders(jobsDir, store, logger);
-  store.onFinish(
-    cameraFinishHook({ dataDir: config.dataDir, alarmAfter: config.alarmAfter, clearAfter: config.clearAfter, targets: { webhookUrl: config.webhookUrl } }),
-    (err, job) => logger.error({ err, job_id: job.id }, 'recording what the finished job changes failed; its outcome is recorded'),
-  );
   // The node's name needs the port it listens on: the server listens first and gets its request
   // handler in the same turn of the event loop, before any request can arrive.
   const server = config.tls ? https.createServer({ cert: config.tls.cert, key: config.tls.key }) : http.createServer();
@@ -110,6 +120,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     workerRestarts: () => pool.restarts,
     workerPids: () => pool.pids,
     freeDiskBytes: () => storage.freeBytes(),
+    webhooksPending: () => pendingDeliveries(store),
   });
   const queue = new JobQueue({
     store,
@@ -145,7 +156,34 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
   const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
+  // What happens with a job's outcome, in its transaction: its job.completed event, then a camera
+  // check's bookkeeping (lib/cameras/check-outcome.ts). Links in a
+  // face log's event body point at PUBLIC_BASE_URL, else at this node: by its host name when it
+  // listens on every interface (a receiver elsewhere cannot use 127.0.0.1).
+  const anyInterface = config.host === '0.0.0.0' || config.host === '::';
+  const webhookBase = config.publicBaseUrl ?? (anyInterface ? `${config.tls ? 'https' : 'http'}://${os.hostname()}:${port}` : url);
+  const taskView = (job: JobRecord) =>
+    job.analytic === faceLogAnalytic.name ? presentFaceLogTaskAt(job, { links, resultTtlMs }, webhookBase) : presentTask(job);
+  const onFinishError = (err: unknown, job: JobRecord) => logger.error({ err, job_id: job.id }, 'recording what follows from the job outcome failed; undone');
+  const cameraHook = cameraFinishHook({
+    dataDir: config.dataDir,
+    alarmAfter: config.alarmAfter,
+    clearAfter: config.clearAfter,
+    targets: { webhookUrl: config.webhookUrl },
+  });
+  store.onFinish(composeFinishHooks([webhookFinishHook({ webhookUrl: config.webhookUrl }, taskView), cameraHook], onFinishError), onFinishError);
+  const webhooks = new WebhookDispatcher({
+    store,
+    logger,
+    nodeId,
+    secret: webhookSecret.secret,
+    timeoutMs: config.webhookTimeoutMs,
+    retry: { baseMs: config.webhookBackoffMs, windowMs: config.webhookRetryMs },
+    metrics,
+  });
+
   const released = await queue.start();
+  await webhooks.start();
   const resumed = store.shared ? released : await store.unfinishedCount();
   if (resumed > 0) logger.info({ resumed }, 'runs again the jobs left unfinished by the last run');
   const stopSweeper = startRetentionSweeper(retention);
@@ -156,7 +194,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       stopSweeper();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
-      await queue.stop(graceMs);
+      await Promise.all([queue.stop(graceMs), webhooks.stop(graceMs)]);
       await pool.stop();
       // Runs cut short by the stop go back to the queue (for another node, or this one's next start).
       await queue.settled(graceMs);
@@ -165,7 +203,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await store.close();
     })());
 
-  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, sweepResults: () => sweepResults(retention), stop };
+  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, webhooks, webhookSecret, sweepResults: () => sweepResults(retention), stop };
 }
 
 /**

@@ -455,7 +455,7 @@ describeBackends('job store', function (backend) {
 
         const upgraded = new SqliteJobStore(file);
         opened.push(upgraded);
-        expect(upgraded.schemaVersion).to.equal(3);
+        expect(upgraded.schemaVersion).to.equal(4);
         expect(await upgraded.get('done-1')).to.deep.equal({
           id: 'done-1',
           analytic: 'face_log',
@@ -484,12 +484,12 @@ describeBackends('job store', function (backend) {
         // Opened again: at the same version (the upgrade does not run twice), the data kept.
         const again = new SqliteJobStore(file);
         opened.push(again);
-        expect(again.schemaVersion).to.equal(3);
+        expect(again.schemaVersion).to.equal(4);
         expect(await again.get('running-1')).to.deep.include({ state: 'done', attempts: 2, result: { probability: 3 } });
       });
 
       it('a new file starts at the latest schema version', async () => {
-        expect((store as SqliteJobStore).schemaVersion).to.equal(3);
+        expect((store as SqliteJobStore).schemaVersion).to.equal(4);
       });
     } else {
       const query = async (url: string, sql: string) => {
@@ -506,8 +506,8 @@ describeBackends('job store', function (backend) {
         const url = await newDatabaseUrl();
         const nodes = await Promise.all(Array.from({ length: 6 }, () => PgJobStore.open({ url, logger: silent })));
         opened.push(...nodes);
-        for (const node of nodes) expect(await node.schemaVersion()).to.equal(2);
-        expect(await query(url, 'SELECT version FROM schema_version')).to.deep.equal([{ version: 2 }]);
+        for (const node of nodes) expect(await node.schemaVersion()).to.equal(3);
+        expect(await query(url, 'SELECT version FROM schema_version')).to.deep.equal([{ version: 3 }]);
         const inserted = await nodes[0].insert({ id: 'kept', analytic: 'kamcheck', input: { video: 'a.mp4' } });
         expect(await nodes[5].get('kept')).to.deep.equal(inserted);
         for (const node of nodes) await node.close();
@@ -515,7 +515,7 @@ describeBackends('job store', function (backend) {
 
         const again = await PgJobStore.open({ url, logger: silent });
         opened.push(again);
-        expect(await again.schemaVersion()).to.equal(2);
+        expect(await again.schemaVersion()).to.equal(3);
         expect(await again.get('kept')).to.deep.equal(inserted);
       });
 
@@ -536,9 +536,9 @@ describeBackends('job store', function (backend) {
         const url = await newDatabaseUrl();
         const first = await PgJobStore.open({ url, logger: silent });
         await first.close();
-        await query(url, 'UPDATE schema_version SET version = 3');
+        await query(url, 'UPDATE schema_version SET version = 4');
         const err = await rejection(PgJobStore.open({ url, logger: silent }));
-        expect(err.message).to.equal('the job database is at schema version 3, newer than this service (2)');
+        expect(err.message).to.equal('the job database is at schema version 4, newer than this service (3)');
       });
     }
   });

@@ -7,6 +7,7 @@ import { api, form, startTestService, waitComplete, type TestService } from '../
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { until } from './helpers/until.js';
 import { describeBackends, sharedPostgres } from './helpers/backends.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
 
 const MiB = 1024 * 1024;
 
@@ -140,6 +141,54 @@ describeBackends('observability: health, metrics, logs', function (backend) {
     expect(again.get('vaa_worker_restarts_total')).to.equal(1);
     expect(again.get('vaa_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).to.equal(1);
     expect((await api(`${svc.url}/metrics`, { auth: null })).status).to.equal(401);
+  });
+
+  it('GET /metrics counts webhook deliveries by event type and outcome, their durations, and the events pending', async () => {
+    // The first event is refused until it is given up (a 4 s retry window); later ones are accepted.
+    let refused = '';
+    const hook = await WebhookReceiver.start((_n, req) => {
+      refused ||= String(req.headers['x-event-id']);
+      return req.headers['x-event-id'] === refused ? 500 : 200;
+    });
+    try {
+      svc = await start({ KAMCHECK_WAIT_MS: '20000', WEBHOOK_URL: hook.url, WEBHOOK_BACKOFF_MS: '300', WEBHOOK_RETRY_HOURS: String(4 / 3600) });
+      const scrape = async () => parseMetrics((await api(`${svc!.url}/metrics`)).body);
+      const key = (name: string, outcome: string) => `${name}{event_type="job.completed",outcome="${outcome}"}`;
+      const before = await scrape();
+      for (const outcome of ['delivered', 'failed', 'gave_up']) {
+        expect(before.get(key('vaa_webhook_deliveries_total', outcome))).to.equal(0);
+        expect(before.get(`vaa_webhook_deliveries_total{event_type="camera.state_changed",outcome="${outcome}"}`)).to.equal(0);
+      }
+      expect(before.get('vaa_webhook_outbox_pending')).to.equal(0);
+
+      await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
+      const failing = await until('a failed attempt, the event pending', async () => {
+        const m = await scrape();
+        return (m.get(key('vaa_webhook_deliveries_total', 'failed'))! >= 1 && m.get('vaa_webhook_outbox_pending') === 1) ? m : undefined;
+      });
+      expect(failing.get(key('vaa_webhook_deliveries_total', 'delivered'))).to.equal(0);
+      const gaveUp = await until('the event given up', async () => {
+        const m = await scrape();
+        return m.get(key('vaa_webhook_deliveries_total', 'gave_up')) === 1 ? m : undefined;
+      });
+      expect(gaveUp.get('vaa_webhook_outbox_pending')).to.equal(0);
+
+      await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
+      const m = await until('the next event delivered', async () => {
+        const m = await scrape();
+        return m.get(key('vaa_webhook_deliveries_total', 'delivered')) === 1 ? m : undefined;
+      });
+      const failed = m.get(key('vaa_webhook_deliveries_total', 'failed'))!;
+      expect(failed).to.be.at.least(2); // 0.3 s, 0.6 s, 1.2 s ... within 4 s
+      expect(hook.requests).to.have.length(failed + 2);
+      expect(m.get('vaa_webhook_outbox_pending')).to.equal(0);
+      for (const outcome of ['delivered', 'failed', 'gave_up']) {
+        expect(m.get(key('vaa_webhook_delivery_duration_seconds_count', outcome))).to.equal(m.get(key('vaa_webhook_deliveries_total', outcome)));
+      }
+      expect(m.get(key('vaa_webhook_delivery_duration_seconds_sum', 'delivered'))).to.be.above(0);
+    } finally {
+      await hook.close();
+    }
   });
 
   it('a job running on this node: /healthz queue.running and depth, /metrics vaa_jobs_running; 0 again once it is done', async () => {

@@ -1,7 +1,7 @@
 // The face log as the job machinery sees it (lib/jobs/analytic.ts): no OpenCV here; the worker's
 // code is loaded only in worker processes.
 import type { Analytic } from '../jobs/analytic.js';
-import { readFields } from '../jobs/input-fields.js';
+import { readFields, readOptionalFields } from '../jobs/input-fields.js';
 import { framesToProcess } from './frame-range.js';
 
 export interface FaceLogInput {
@@ -21,6 +21,8 @@ export interface FaceLogInput {
   minSize: number;
   gender: boolean;
   trackThumbnails: boolean;
+  /** The upload's `callback_url`: where this job's events go too (lib/webhooks/). */
+  callbackUrl?: string;
 }
 
 /** A face log's time limit beyond its frames: model loading, sightings, thumbnails, the XML. */
@@ -28,8 +30,8 @@ const FIXED_TIME_MS = 60_000;
 
 export const faceLogAnalytic: Analytic<FaceLogInput> = {
   name: 'face_log',
-  parseInput: (raw) =>
-    readFields(raw, {
+  parseInput: (raw) => ({
+    ...readFields(raw, {
       jobId: 'string',
       videoPath: 'string',
       videoName: 'string',
@@ -45,6 +47,8 @@ export const faceLogAnalytic: Analytic<FaceLogInput> = {
       gender: 'boolean',
       trackThumbnails: 'boolean',
     }),
+    ...readOptionalFields(raw, { callbackUrl: 'string' }),
+  }),
   timeoutMs: (input, config) => FIXED_TIME_MS + framesToProcess(input) * config.faceLogMsPerFrame,
   writesResultFiles: true,
   loadRunner: async () => (await import('./job.js')).runFaceLogJob,

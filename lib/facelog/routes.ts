@@ -13,6 +13,7 @@ import { acceptedTask, acceptJob } from '../http/routes/accept-job.js';
 import { historyPage } from '../http/history-page.js';
 import { parseFaceLogParams } from './form-params.js';
 import { faceLogAnalytic } from './analytic.js';
+import { readCallbackUrl } from '../webhooks/callback-url.js';
 
 const FACE_LOG = faceLogAnalytic.name;
 
@@ -25,6 +26,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
     const file = video ?? image;
     if (!file) throw missingFile('video');
     const params = parseFaceLogParams(upload);
+    const callbackUrl = readCallbackUrl(upload, deps.config);
     if (file.size === 0) throw unsupportedMedia('the uploaded file is empty');
     let media;
     try {
@@ -55,6 +57,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       minSize: params.minSize,
       gender: params.gender,
       trackThumbnails: params.trackThumbnails,
+      ...(callbackUrl ? { callbackUrl } : {}),
     }));
     ctx.body = { status: 'success', task: presentFaceLogTask(await acceptedTask(deps, job), deps, ctx) };
   });

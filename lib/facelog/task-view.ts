@@ -9,6 +9,16 @@ import { presentTask, type Task } from '../http/task-view.js';
 type Sighting = Record<string, unknown> & { thumbnail?: string };
 
 export function presentFaceLogTask(job: JobRecord, deps: ServiceDeps, ctx: Context, opts: { abbreviated?: boolean } = {}): Task {
+  return presentFaceLogTaskAt(job, deps, deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`, opts);
+}
+
+/** The task with its links under `base` (outside a request: webhook bodies). */
+export function presentFaceLogTaskAt(
+  job: JobRecord,
+  deps: Pick<ServiceDeps, 'links' | 'resultTtlMs'>,
+  base: string,
+  opts: { abbreviated?: boolean } = {},
+): Task {
   const task = presentTask(job);
   const input = job.input as Record<string, unknown>;
   // The seed lists start_frame in history entries and completed tasks: every state carries it.
@@ -20,7 +30,6 @@ export function presentFaceLogTask(job: JobRecord, deps: ServiceDeps, ctx: Conte
     return task;
   }
   if (job.state !== 'done' || !job.result) return task;
-  const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
   const expires = resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs);
   const link = (file: unknown) => deps.links.url(base, job.id, String(file), expires);
   task.results_video = link(task.results_video);

@@ -22,3 +22,12 @@ export function readFields<S extends Record<string, FieldType>>(raw: unknown, sh
   }
   return Object.fromEntries(Object.keys(shape).map((k) => [k, record[k]])) as { [K in keyof S]: TypeOf<S[K]> };
 }
+
+/** Fields an input may lack (`callbackUrl`): those present, each of the type declared. */
+export function readOptionalFields<S extends Record<string, FieldType>>(raw: unknown, shape: S): { [K in keyof S]?: TypeOf<S[K]> } {
+  const record = (typeof raw === 'object' && raw !== null ? raw : {}) as Record<string, unknown>;
+  const present = Object.keys(shape).filter((k) => record[k] !== undefined && record[k] !== null);
+  return readFields(Object.fromEntries(present.map((k) => [k, record[k]])), Object.fromEntries(present.map((k) => [k, shape[k]]))) as {
+    [K in keyof S]?: TypeOf<S[K]>;
+  };
+}

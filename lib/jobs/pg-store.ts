@@ -94,6 +94,8 @@ const MIGRATIONS = [
      UNIQUE (event_id, url)
    );
    CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
+  // A receiver's oldest pending delivery, looked up on every claim (lib/webhooks/deliveries.ts).
+  `CREATE INDEX webhook_outbox_pending_by_url ON webhook_outbox (url, seq) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
 ];
 
 export interface PgStoreOptions {
@@ -274,6 +276,12 @@ export class PgJobStore implements JobStore {
     } catch (err) {
       throw unavailable(err);
     }
+    // Held for the whole task: see transaction() on a connection lost while checked out.
+    let broken = false;
+    const onLost = () => {
+      broken = true;
+    };
+    client.on('error', onLost);
     try {
       const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
       if (!rows[0].locked) return false;
@@ -286,7 +294,8 @@ export class PgJobStore implements JobStore {
     } catch (err) {
       throw unavailable(err);
     } finally {
-      client.release();
+      client.off('error', onLost);
+      client.release(broken);
     }
   }
 
@@ -298,6 +307,13 @@ export class PgJobStore implements JobStore {
       throw unavailable(err);
     }
     let broken = false;
+    // A checked-out client has no pool listener: a server that ends the connection between two
+    // statements (a restart) would otherwise end the process with an unhandled 'error'. The next
+    // statement then fails, and the transaction with it.
+    const onLost = () => {
+      broken = true;
+    };
+    client.on('error', onLost);
     try {
       await client.query('BEGIN');
       const value = await body(clientTx(client));
@@ -309,6 +325,7 @@ export class PgJobStore implements JobStore {
       });
       throw unavailable(err);
     } finally {
+      client.off('error', onLost);
       client.release(broken);
     }
   }

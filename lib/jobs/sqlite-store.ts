@@ -78,6 +78,8 @@ const MIGRATIONS = [
      UNIQUE (event_id, url)
    );
    CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
+  // A receiver's oldest pending delivery, looked up on every claim (lib/webhooks/deliveries.ts).
+  `CREATE INDEX webhook_outbox_pending_by_url ON webhook_outbox (url, seq) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
 ];
 
 export class SqliteJobStore implements JobStore {

@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { singleFile, type Upload, type UploadedFile } from '../http/upload.js';
 import { httpDate, presentTask } from '../http/task-view.js';
 import { readCamera, readCapturedAt } from '../cameras/fields.js';
+import { readCallbackUrl } from '../webhooks/callback-url.js';
 import { chooseReference, type ReferenceRecord } from '../cameras/camera-store.js';
 import { referencePath, storeUploadedReference } from '../cameras/reference-upload.js';
 import { newReferenceFile } from '../cameras/reference-files.js';
@@ -32,6 +33,7 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
     const image = singleFile(upload, 'image');
     const camera = readCamera(upload);
     const capturedAt = readCapturedAt(upload, arrived);
+    const callbackUrl = readCallbackUrl(upload, deps.config);
     if (!video) throw missingFile('video');
     if (!image && !camera) throw missingFile('image');
     const [clip, picture] = await Promise.all([probe(video.path, video.size, 'video'), image ? probe(image.path, image.size, 'image') : null]);
@@ -58,6 +60,7 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
         imagePath: stored ? stored.path : files.image,
         videoName: video.name,
         imageName: image ? image.name : `reference ${stored!.reference.id}`,
+        ...(callbackUrl ? { callbackUrl } : {}),
       }),
       stored ? cameraCheckFields(deps, camera!, capturedAt, stored, clip) : {},
       jobId,

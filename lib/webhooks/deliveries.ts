@@ -1,0 +1,147 @@
+// The outbox rows as deliveries, in SQL both job stores speak: claimed with a lease, then marked
+// delivered, rescheduled or given up.
+//
+// Only the oldest pending row of each receiver URL is claimable: a receiver gets its events one
+// at a time, in the order they were created, from whichever node claims them, so a crash in the
+// middle of a delivery repeats that one event only. A receiver that keeps refusing an event
+// holds back its later events until that one is given up (the retry window).
+//
+// A claim is a compare-and-set on the row's attempt count: of two nodes that read the same row
+// as claimable, only the first UPDATE matches (PostgreSQL re-reads a row another transaction
+// changed before its UPDATE applies, and the count no longer matches); the other claims nothing.
+import type { JobStore } from '../jobs/store.js';
+import type { WebhookEventType } from './outbox.js';
+
+export interface Delivery {
+  seq: number;
+  eventId: string;
+  eventType: WebhookEventType;
+  url: string;
+  body: string;
+  createdAt: number;
+  /** This attempt's number (1 = the first): the fence of the writes about it. */
+  attempt: number;
+}
+
+interface OutboxRow {
+  seq: number | string;
+  event_id: string;
+  event_type: WebhookEventType;
+  url: string;
+  body: string;
+  created_at: number | string;
+  attempts: number | string;
+}
+
+const PENDING = 'delivered_at IS NULL AND gave_up_at IS NULL';
+
+/** Claims up to `limit` due deliveries, each the oldest pending one of its receiver, for `leaseMs`. */
+export async function claimDeliveries(store: JobStore, owner: string, leaseMs: number, limit: number, now = Date.now()): Promise<Delivery[]> {
+  return store.transaction(async (tx) => {
+    const rows = await tx.all<OutboxRow>(
+      `SELECT seq, event_id, event_type, url, body, created_at, attempts FROM webhook_outbox o
+        WHERE ${PENDING} AND next_attempt_at <= ? AND COALESCE(lease_until, 0) < ?
+          AND NOT EXISTS (SELECT 1 FROM webhook_outbox e WHERE e.url = o.url AND e.seq < o.seq AND e.delivered_at IS NULL AND e.gave_up_at IS NULL)
+        ORDER BY seq LIMIT ?`,
+      now,
+      now,
+      limit,
+    );
+    const claimed: Delivery[] = [];
+    for (const row of rows) {
+      const attempts = Number(row.attempts);
+      const taken = await tx.run(
+        `UPDATE webhook_outbox SET attempts = attempts + 1, lease_owner = ?, lease_until = ?
+          WHERE seq = ? AND attempts = ? AND ${PENDING} AND COALESCE(lease_until, 0) < ?`,
+        owner,
+        now + leaseMs,
+        Number(row.seq),
+        attempts,
+        now,
+      );
+      if (taken !== 1) continue;
+      claimed.push({
+        seq: Number(row.seq),
+        eventId: row.event_id,
+        eventType: row.event_type,
+        url: row.url,
+        body: row.body,
+        createdAt: Number(row.created_at),
+        attempt: attempts + 1,
+      });
+    }
+    return claimed;
+  });
+}
+
+/** A 2xx: the event is delivered, whichever attempt got it there (a late one of a lost lease too). */
+export async function markDelivered(store: JobStore, d: Delivery, status: number, now = Date.now()): Promise<void> {
+  await store.transaction((tx) =>
+    tx.run(
+      `UPDATE webhook_outbox SET delivered_at = ?, last_status = ?, last_error = NULL, lease_owner = NULL, lease_until = NULL
+        WHERE seq = ? AND delivered_at IS NULL`,
+      now,
+      status,
+      d.seq,
+    ),
+  );
+}
+
+export interface FailedAttempt {
+  /** The receiver's HTTP status, null when it gave none (refused, timed out). */
+  status: number | null;
+  error: string;
+  /** When to try again; null gives the delivery up. */
+  nextAttemptAt: number | null;
+}
+
+/** Records a failed attempt; false when another attempt has taken the row meanwhile (its lease ran out). */
+export async function markFailed(store: JobStore, d: Delivery, failure: FailedAttempt, now = Date.now()): Promise<boolean> {
+  const changed = await store.transaction((tx) =>
+    failure.nextAttemptAt === null
+      ? tx.run(
+          `UPDATE webhook_outbox SET gave_up_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+            WHERE seq = ? AND attempts = ? AND ${PENDING}`,
+          now,
+          failure.status,
+          failure.error,
+          d.seq,
+          d.attempt,
+        )
+      : tx.run(
+          `UPDATE webhook_outbox SET next_attempt_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
+            WHERE seq = ? AND attempts = ? AND ${PENDING}`,
+          failure.nextAttemptAt,
+          failure.status,
+          failure.error,
+          d.seq,
+          d.attempt,
+        ),
+  );
+  return changed === 1;
+}
+
+/**
+ * A node starting again lets go of the deliveries its last run held (`owner`; null: every lease,
+ * for a store this process alone uses), so they go on at once rather than after their lease.
+ */
+export async function releaseDeliveries(store: JobStore, owner: string | null): Promise<number> {
+  return store.transaction((tx) =>
+    owner === null
+      ? tx.run(`UPDATE webhook_outbox SET lease_until = NULL WHERE lease_until IS NOT NULL AND ${PENDING}`)
+      : tx.run(`UPDATE webhook_outbox SET lease_until = NULL WHERE lease_owner = ? AND ${PENDING}`, owner),
+  );
+}
+
+/** Events not yet delivered nor given up, on every node (metrics). */
+export async function pendingDeliveries(store: JobStore): Promise<number> {
+  const row = await store.transaction((tx) => tx.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM webhook_outbox WHERE ${PENDING}`));
+  return Number(row?.n ?? 0);
+}
+
+/** Deletes rows delivered or given up before `before`: their receivers have them or never will. */
+export async function purgeDeliveries(store: JobStore, before: number): Promise<number> {
+  return store.transaction((tx) =>
+    tx.run('DELETE FROM webhook_outbox WHERE delivered_at < ? OR gave_up_at < ?', before, before),
+  );
+}
