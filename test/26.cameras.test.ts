@@ -13,6 +13,9 @@ import { sweepReferenceFiles } from '../lib/cameras/reference-files.js';
 import { addReference, cameraChecks, getCamera } from '../lib/cameras/camera-store.js';
 import { cameraFinishHook } from '../lib/cameras/check-outcome.js';
 import type { JobStore } from '../lib/jobs/store.js';
+import { verifySignature } from '../lib/webhooks/sign.js';
+import { until } from './helpers/until.js';
+import { WebhookReceiver } from './helpers/webhook-receiver.js';
 
 /** UTC+1 in November: every captured_at below is given in UTC, and the slots are Berlin's. */
 const TZ = 'Europe/Berlin';
@@ -184,39 +187,71 @@ describeBackends('cameras', function (backend) {
     ]);
   });
 
-  it('raises the alarm after ALARM_AFTER consecutive checks >= 50 and clears it after CLEAR_AFTER < 50, not before', async () => {
-    await putReference('hall-4', media.referenceNear);
-    const steps: [string, 'ok' | 'tampered'][] = [
-      [media.clipCovered, 'ok'], // one high check: no alarm yet
-      [media.clip, 'ok'], // a low one resets the count
-      [media.clipCovered, 'ok'],
-      [media.clipCovered, 'tampered'], // two in a row
-      [media.clip, 'tampered'], // one low check: still tampered
-      [media.clipCovered, 'tampered'], // and a high one resets the count
-      [media.clip, 'tampered'],
-      [media.clip, 'ok'], // two low in a row
-    ];
-    const ids: string[] = [];
-    let since = (await camera('hall-4')).state_since;
-    let changes = 0;
-    for (const [clip, state] of steps) {
-      const task = finished(await check({ camera: 'hall-4' }, { video: clip }));
-      expect(task.probability >= 50).to.equal(clip === media.clipCovered);
-      ids.push(task.job_id);
+  it('raises the alarm after ALARM_AFTER consecutive checks >= 50 and clears it after CLEAR_AFTER < 50, not before; each change is a signed event', async () => {
+    // Every event to WEBHOOK_URL; the check that completes a streak also sends to its callback_url.
+    const all = await WebhookReceiver.start();
+    const own = await WebhookReceiver.start();
+    await svc.stop();
+    svc = await startTestService({ ...(await backend.env()), KAMCHECK_WAIT_MS: '30000', ALARM_AFTER: '2', CLEAR_AFTER: '2', WEBHOOK_URL: all.url });
+    try {
+      await putReference('hall-4', media.referenceNear);
+      const steps: [string, 'ok' | 'tampered'][] = [
+        [media.clipCovered, 'ok'], // one high check: no alarm yet
+        [media.clip, 'ok'], // a low one resets the count
+        [media.clipCovered, 'ok'],
+        [media.clipCovered, 'tampered'], // two in a row
+        [media.clip, 'tampered'], // one low check: still tampered
+        [media.clipCovered, 'tampered'], // and a high one resets the count
+        [media.clip, 'tampered'],
+        [media.clip, 'ok'], // two low in a row
+      ];
+      const ids: string[] = [];
+      let since = (await camera('hall-4')).state_since;
+      let changes = 0;
+      for (const [clip, state] of steps) {
+        const task = finished(await check({ camera: 'hall-4', callback_url: own.url }, { video: clip }));
+        expect(task.probability >= 50).to.equal(clip === media.clipCovered);
+        ids.push(task.job_id);
+        const cam = await camera('hall-4');
+        expect(cam.state, `after ${ids.length} checks`).to.equal(state);
+        expect(cam.last_check).to.deep.equal({ job_id: task.job_id, probability: task.probability, finish_time: task.finish_time });
+        if (cam.state_since !== since) changes++;
+        since = cam.state_since;
+      }
+      expect(changes).to.equal(2);
       const cam = await camera('hall-4');
-      expect(cam.state, `after ${ids.length} checks`).to.equal(state);
-      expect(cam.last_check).to.deep.equal({ job_id: task.job_id, probability: task.probability, finish_time: task.finish_time });
-      if (cam.state_since !== since) changes++;
-      since = cam.state_since;
+      expect(cam.checks.map((c: any) => c.job_id)).to.deep.equal([...ids].reverse());
+      expect(cam.checks.map((c: any) => c.state)).to.deep.equal(steps.map(([, s]) => s).reverse());
+      const listed = (await api(`${svc.url}/cameras`)).body.cameras;
+      expect(listed).to.deep.equal([
+        { camera: 'hall-4', state: 'ok', state_since: cam.state_since, last_check: cam.last_check, reference_count: cam.reference_count },
+      ]);
+
+      // Both receivers get a job.completed per check and the two changes of state, signed, in order.
+      const secret = fs.readFileSync(path.join(svc.dataDir, 'webhook-secret'), 'utf8').trim();
+      for (const receiver of [all, own]) {
+        await until('every event delivered', () => receiver.requests.length >= ids.length + 2, 20_000);
+        const types = receiver.requests.map((r) => r.headers['x-event-type']);
+        expect(types.filter((t) => t === 'job.completed')).to.have.length(ids.length);
+        const changed = receiver.requests.filter((r) => r.headers['x-event-type'] === 'camera.state_changed');
+        expect(changed.map((r) => JSON.parse(r.body)).map((b) => [b.previous_state, b.state, b.job_id, b.camera.camera])).to.deep.equal([
+          ['ok', 'tampered', ids[3], 'hall-4'],
+          ['tampered', 'ok', ids[7], 'hall-4'],
+        ]);
+        for (const r of changed) {
+          expect(verifySignature(secret, String(r.headers['x-timestamp']), r.body, String(r.headers['x-signature']))).to.equal(true);
+        }
+        // The change follows the completion of the check that made it.
+        const seq = receiver.requests.map((r) => `${r.headers['x-event-type']}:${JSON.parse(r.body).task?.job_id ?? JSON.parse(r.body).job_id}`);
+        expect(seq.indexOf(`camera.state_changed:${ids[3]}`)).to.equal(seq.indexOf(`job.completed:${ids[3]}`) + 1);
+      }
+      // One event, one id, for both receivers.
+      const id = (r: WebhookReceiver) => r.requests.filter((q) => q.headers['x-event-type'] === 'camera.state_changed').map((q) => q.headers['x-event-id']);
+      expect(id(all)).to.deep.equal(id(own));
+    } finally {
+      await all.close();
+      await own.close();
     }
-    expect(changes).to.equal(2);
-    const cam = await camera('hall-4');
-    expect(cam.checks.map((c: any) => c.job_id)).to.deep.equal([...ids].reverse());
-    expect(cam.checks.map((c: any) => c.state)).to.deep.equal(steps.map(([, s]) => s).reverse());
-    const listed = (await api(`${svc.url}/cameras`)).body.cameras;
-    expect(listed).to.deep.equal([
-      { camera: 'hall-4', state: 'ok', state_since: cam.state_since, last_check: cam.last_check, reference_count: cam.reference_count },
-    ]);
   });
 });
 
