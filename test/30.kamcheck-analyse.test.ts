@@ -29,6 +29,11 @@ const CAUSE_OF: Record<TamperKind, keyof TamperCauses> = {
   underexposed: 'exposure',
   frozen: 'frozen',
   black: 'black',
+  // semi-transparent obscuration: the view is there, veiled
+  smeared_partial: 'masked',
+  smeared_full: 'masked',
+  spray_mist: 'masked',
+  fogged_window: 'masked',
 };
 
 function analyse(fixture: FixtureCase) {
