@@ -39,6 +39,17 @@ export const PLAIN_CELL_DEPARTURE = 0.6;
  */
 export const CELL_COLOUR_DEPARTURE = 0.13;
 
+/**
+ * Mean grey level above which a cell that got brighter has its contrast compressed by the camera's
+ * highlight roll-off (the fixtures' gain knee is 190): on the bench a gain of 1.47 over a white
+ * facade lost 0.4-0.6 of the contrast of 30 cells that way.
+ */
+export const HIGHLIGHT_LEVEL = 180;
+/** Grey-level std between a neighbourhood's cell means below which it has no coarse contrast to lose. */
+export const COARSE_MIN_STD = 3;
+/** Grey levels added to a cell's mean in its relative contrast: sensor black is not quite 0, and dark cells' ratios are noise. */
+export const CONTRAST_DARK_OFFSET = 10;
+
 export interface MaskMeasurement {
   /** Share of the cells in view in the largest connected covered region, 0..1. */
   coveredFraction: number;
@@ -50,6 +61,22 @@ export interface MaskMeasurement {
   textured: boolean[];
   /** Per cell: enough structure in the reference for a sharpness comparison. */
   structured: boolean[];
+  /**
+   * Per structured cell, median over frames: how much of its contrast (grey-level std after the
+   * low-pass) the cell kept, clip over reference, as the larger of the absolute ratio and the ratio
+   * relative to the cell's brightness (std over mean + CONTRAST_DARK_OFFSET). A change of gain
+   * lowers the first and keeps the second; a gamma or a brighter exposure that lifts the shadows
+   * lowers the second in bright cells and keeps the first; only a veil or smear (or defocus, or a
+   * cover) lowers both. NaN for cells without structure. The veil measurement (veil.ts) reads it.
+   */
+  contrastKept: Float32Array;
+  /**
+   * Per structured cell, median over frames: the same ratio one scale up, between the means of the
+   * cell and its 8 neighbours. A veil flattens that too; heavy compression smooths the texture
+   * inside cells but keeps their brightness, so it keeps this. NaN where the reference's
+   * neighbourhood has no contrast between cells (COARSE_MIN_STD).
+   */
+  coarseKept: Float32Array;
 }
 
 export function lowPass(m: cv.Mat): cv.Mat {
@@ -75,6 +102,9 @@ export function measureMask(
   const textured = Array.from(refStd, (s, i) => inView[i] && s >= CELL_MIN_TEXTURE);
   const structured = Array.from(refStd, (s, i) => inView[i] && s >= CELL_STRUCTURED);
   const coveredVotes = new Array<number>(CELL_COUNT).fill(0);
+  const keptPerFrame: Float32Array[] = [];
+  const coarsePerFrame: Float32Array[] = [];
+  const refCoarse = neighbourhoodMoments(r.mean);
   const inViewCells = [...Array(CELL_COUNT).keys()].filter((i) => inView[i]);
   frames.forEach((frame, k) => {
     const f = lowPass(frame);
@@ -88,6 +118,25 @@ export function measureMask(
     const logRatios: number[] = [];
     for (let i = 0; i < CELL_COUNT; i++) if (textured[i]) logRatios.push(Math.log((fm.mean[i] + 4) / (r.mean[i] + 4)));
     const overall = median(logRatios);
+    const kept = new Float32Array(CELL_COUNT).fill(NaN);
+    for (let i = 0; i < CELL_COUNT; i++) {
+      if (!structured[i]) continue;
+      if (fm.mean[i] > HIGHLIGHT_LEVEL && fm.mean[i] > r.mean[i]) {
+        kept[i] = 1; // a brightened highlight: the camera's roll-off compresses it, not a veil
+        continue;
+      }
+      const absolute = Math.sqrt(fm.variance[i]) / refStd[i];
+      kept[i] = Math.max(absolute, (absolute * (r.mean[i] + CONTRAST_DARK_OFFSET)) / (fm.mean[i] + CONTRAST_DARK_OFFSET));
+    }
+    keptPerFrame.push(kept);
+    const coarse = new Float32Array(CELL_COUNT).fill(NaN);
+    const frameCoarse = neighbourhoodMoments(fm.mean);
+    for (let i = 0; i < CELL_COUNT; i++) {
+      if (!structured[i] || refCoarse.std[i] < COARSE_MIN_STD) continue;
+      const absolute = frameCoarse.std[i] / refCoarse.std[i];
+      coarse[i] = Math.max(absolute, (absolute * (refCoarse.mean[i] + CONTRAST_DARK_OFFSET)) / (frameCoarse.mean[i] + CONTRAST_DARK_OFFSET));
+    }
+    coarsePerFrame.push(coarse);
     for (let i = 0; i < CELL_COUNT; i++) {
       if (!inView[i]) continue;
       const departure = Math.abs(Math.log((fm.mean[i] + 4) / (r.mean[i] + 4)) - overall);
@@ -109,6 +158,13 @@ export function measureMask(
     }
   });
   const covered = coveredVotes.map((v, i) => inView[i] && v * 2 > frames.length);
+  const contrastKept = new Float32Array(CELL_COUNT).fill(NaN);
+  const coarseKept = new Float32Array(CELL_COUNT).fill(NaN);
+  for (let i = 0; i < CELL_COUNT; i++) {
+    if (!structured[i]) continue;
+    contrastKept[i] = median(keptPerFrame.map((k) => k[i]));
+    coarseKept[i] = median(coarsePerFrame.map((k) => k[i]));
+  }
   const inViewCount = inView.filter(Boolean).length;
   return {
     coveredFraction: inViewCount > 0 ? largestRegion(covered) / inViewCount : 0,
@@ -116,7 +172,33 @@ export function measureMask(
     covered,
     textured,
     structured,
+    contrastKept,
+    coarseKept,
   };
+}
+
+/** Mean and std of the cell means over each cell's 3x3 neighbourhood (clipped at the grid's edge). */
+function neighbourhoodMoments(means: Float32Array): { mean: Float32Array; std: Float32Array } {
+  const mean = new Float32Array(CELL_COUNT);
+  const std = new Float32Array(CELL_COUNT);
+  for (let i = 0; i < CELL_COUNT; i++) {
+    const r = Math.floor(i / GRID_COLS);
+    const c = i % GRID_COLS;
+    let n = 0;
+    let sum = 0;
+    let sq = 0;
+    for (let rr = Math.max(0, r - 1); rr <= Math.min(GRID_ROWS - 1, r + 1); rr++) {
+      for (let cc = Math.max(0, c - 1); cc <= Math.min(GRID_COLS - 1, c + 1); cc++) {
+        const v = means[rr * GRID_COLS + cc];
+        n++;
+        sum += v;
+        sq += v * v;
+      }
+    }
+    mean[i] = sum / n;
+    std[i] = Math.sqrt(Math.max(0, sq / n - mean[i] * mean[i]));
+  }
+  return { mean, std };
 }
 
 /** Cell count of the largest 8-connected region of true cells on the grid. */

@@ -1,6 +1,7 @@
 // Runs every cause measurement on one clip against its reference. Order matters: the camera shift
-// is estimated first and compensated, then covered cells are found, and blur is measured only on
-// cells that are still visible, so one cause does not leak into another.
+// is estimated first and compensated, then covered cells are found (and veiled ones, which join
+// them in the masked cause), and blur is measured only on cells that are not covered, so one cause
+// does not leak into another.
 import cv from '../video/opencv.js';
 import { spread, toWorking, workingSize, WorkingSize } from './cells.js';
 import { alignReference, CameraShift, cellsInView, estimateShift } from './shift.js';
@@ -9,6 +10,7 @@ import { BlurMeasurement, measureBlur } from './blur.js';
 import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
 import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
+import { measureVeil, VeilMeasurement } from './veil.js';
 
 export interface TamperMeasurements {
   shift: CameraShift;
@@ -17,6 +19,7 @@ export interface TamperMeasurements {
   exposure: ExposureMeasurement;
   freeze: FreezeMeasurement;
   black: BlackMeasurement;
+  veil: VeilMeasurement;
 }
 
 export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasurements {
@@ -33,7 +36,9 @@ export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasur
   const ref32 = alignReference(ref.gray.convertTo(cv.CV_32F), shift);
   const refColour = alignReference(ref.bgr, shift);
   const frames32 = frames8.map((f) => f.convertTo(cv.CV_32F));
-  const mask = measureMask(ref32, frames32, refColour, working.map((w) => w.bgr), cellsInView(shift, size));
+  const inView = cellsInView(shift, size);
+  const mask = measureMask(ref32, frames32, refColour, working.map((w) => w.bgr), inView);
+  const veil = measureVeil(mask, inView);
   const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
   const blur = measureBlur(ref32, frames32, visible);
 
@@ -41,5 +46,5 @@ export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasur
   const exposure = measureExposure(lumaStats(ref.gray), frameLuma);
   const black = measureBlack(frameLuma);
   const freeze = measureFreeze(frames8);
-  return { shift, mask, blur, exposure, freeze, black };
+  return { shift, mask, blur, exposure, freeze, black, veil };
 }

@@ -51,7 +51,8 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
   return {
     blur: -Math.log2(Math.max(m.blur.sharpnessRatio, 1e-3)),
     moved: m.shift.displacement,
-    masked: m.mask.coveredFraction,
+    // covered and veiled cells together (veil.ts): a smear is one piece with what it covers fully
+    masked: m.veil.obscuredFraction,
     exposure: Math.max(
       Math.abs(m.exposure.stops) / EXPOSURE_STOPS_UNIT,
       m.exposure.newlySaturated / EXPOSURE_SATURATED_UNIT,

@@ -11,6 +11,7 @@ import {
   applyLuts, applyShadow, clipGainLut, defocus, fullCover, gainLut, gammaLut, occlude, randomMaskRect, rain,
   rectOccluder, shadowMap, solid,
 } from './effects.js';
+import { filmEffect, foggedWindow, haze, smearedFull, smearedPartial, sprayMist } from './films.js';
 
 export const RESOLUTIONS: ReadonlyArray<[number, number]> = [[320, 240], [640, 480], [1280, 720], [1920, 1080]];
 export const SET_SEEDS = { test: 1, bench: 2 } as const;
@@ -32,7 +33,9 @@ export interface CasePlan {
   seed: number;
 }
 
-const ALL_KINDS: CaseKind[] = [...TAMPER_KINDS, ...BENIGN_KINDS];
+/** Kinds added after the first sets were made; planned last, so the cases of older kinds keep their random draws and ids. */
+const LATER_KINDS: CaseKind[] = ['smeared_partial', 'smeared_full', 'spray_mist', 'fogged_window', 'dusk', 'haze'];
+const ALL_KINDS: CaseKind[] = [...[...TAMPER_KINDS, ...BENIGN_KINDS].filter((k) => !LATER_KINDS.includes(k)), ...LATER_KINDS];
 
 /** `seed` overrides the set's own seed: another seed gives a held-out set of the same design. */
 export function planSet(set: 'test' | 'bench', seed: number = SET_SEEDS[set]): CasePlan[] {
@@ -119,7 +122,8 @@ export function renderCase(plan: CasePlan, vtest: Map<number, cv.Mat>, noise: No
   let clipView: View = refView;
   if (kind === 'moved') clipView = movedView(rng, refView, srcW, srcH, W, H, params);
 
-  const sensorSigma = kind === 'noise' ? rng.uniform(6, 12) : rng.uniform(1, 2.5);
+  // at dusk the camera's gain is up, and its noise with it
+  const sensorSigma = kind === 'noise' ? rng.uniform(6, 12) : kind === 'dusk' ? rng.uniform(3, 7) : rng.uniform(1, 2.5);
   params.sensorSigma = round(sensorSigma, 2);
   const crf = kind === 'heavy_compression' ? rng.int(42, 50) : rng.int(18, 30);
 
@@ -232,6 +236,34 @@ function clipEffect(kind: CaseKind, rng: Prng, W: number, H: number, params: Rec
       params.strength = round(strength);
       const rainRng = rng.fork(7);
       return (f) => rain(f, rainRng, density, slant, strength);
+    }
+    case 'smeared_partial':
+      return filmEffect(smearedPartial(rng, W, H, params), W, H);
+    case 'smeared_full':
+      return filmEffect(smearedFull(rng, W, H, params), W, H);
+    case 'spray_mist':
+      return filmEffect(sprayMist(rng, W, H, params), W, H);
+    case 'fogged_window':
+      return filmEffect(foggedWindow(rng, W, H, params), W, H);
+    case 'haze':
+      return filmEffect(haze(rng, W, H, params), W, H);
+    case 'dusk': {
+      // less light, which auto-exposure mostly makes up for (to 0.6-0.85 of the mid-grey
+      // brightness: darker is the underexposed kind), a darker gamma, and the light turns warm or blue
+      const gain = rng.uniform(0.7, 0.9);
+      const gamma = rng.uniform(1.0, 1.1);
+      const warm = rng.next() < 0.5 ? 1 : -1;
+      const shift = rng.uniform(0.05, 0.15) * warm;
+      params.gain = round(gain, 3);
+      params.gamma = round(gamma, 3);
+      params.tint = round(shift, 3);
+      const channel = (g: number) => {
+        const t = gainLut(gain * g);
+        const c = gammaLut(gamma);
+        return Uint8Array.from(t, (v) => c[v]);
+      };
+      const luts: [Uint8Array, Uint8Array, Uint8Array] = [channel(1 - shift), channel(1), channel(1 + shift)];
+      return (f) => applyLuts(f, luts);
     }
     default:
       return (f) => f; // moved (the view does it), frozen (repetition does it), people, noise, heavy_compression, none

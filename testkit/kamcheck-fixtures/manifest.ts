@@ -11,6 +11,10 @@ export const TAMPER_KINDS = [
   'underexposed',
   'frozen',
   'black',
+  'smeared_partial',
+  'smeared_full',
+  'spray_mist',
+  'fogged_window',
 ] as const;
 
 export const BENIGN_KINDS = [
@@ -23,6 +27,8 @@ export const BENIGN_KINDS = [
   'shadows',
   'rain',
   'none',
+  'dusk',
+  'haze',
 ] as const;
 
 export type TamperKind = (typeof TAMPER_KINDS)[number];
