@@ -25,6 +25,8 @@ export interface MetricsSources {
   freeDiskBytes(): Promise<number>;
   /** Webhook events neither delivered nor given up, on every node sharing the store. */
   webhooksPending(): Promise<number>;
+  /** Cameras on record by alarm state, on every node sharing the job store. */
+  cameraStates(): Promise<{ state: string; count: number }[]>;
 }
 
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'gave_up';
@@ -168,6 +170,19 @@ export class ServiceMetrics {
       async collect() {
         const pending = await sources.webhooksPending().catch(() => null);
         if (pending !== null) this.set(pending);
+      },
+    });
+    new Gauge({
+      name: 'vaa_cameras',
+      help: 'Cameras on record by alarm state (ok, tampered)',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const counts = await sources.cameraStates().catch(() => null);
+        if (!counts) return;
+        this.reset();
+        for (const state of ['ok', 'tampered']) this.set({ state }, 0);
+        for (const c of counts) this.set({ state: c.state }, c.count);
       },
     });
   }

@@ -14,6 +14,7 @@ import { JobQueue } from './jobs/queue.js';
 import type { JobStore } from './jobs/store.js';
 import { openJobStore } from './jobs/open-store.js';
 import { cameraFinishHook } from './cameras/check-outcome.js';
+import { cameraStateCounts } from './cameras/camera-store.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { PARTIAL_SUFFIX, partialResultsDir, startRetentionSweeper, sweepResults } from './jobs/retention.js';
 import { ResultLinks } from './http/result-links.js';
@@ -121,6 +122,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     workerPids: () => pool.pids,
     freeDiskBytes: () => storage.freeBytes(),
     webhooksPending: () => pendingDeliveries(store),
+    cameraStates: () => cameraStateCounts(store),
   });
   const queue = new JobQueue({
     store,

@@ -171,6 +171,12 @@ export async function getCamera(store: JobStore, id: string): Promise<CameraReco
   return row ? cameraFromRow(row) : null;
 }
 
+/** Cameras by alarm state (metrics). */
+export async function cameraStateCounts(store: JobStore): Promise<{ state: CameraState; count: number }[]> {
+  const rows = await store.sql.all<{ state: CameraState; count: number | string }>('SELECT state, COUNT(*) AS count FROM cameras GROUP BY state');
+  return rows.map((r) => ({ state: r.state, count: Number(r.count) }));
+}
+
 /** Every reference of a camera, by slot, newest first within a slot. */
 export async function cameraReferences(store: JobStore, camera: string): Promise<ReferenceRecord[]> {
   const rows = await store.sql.all<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? ORDER BY slot, seq DESC', camera);
