@@ -33,7 +33,7 @@ const CANCEL_GRACE_MS = 10_000;
  * keeps 9 full frames for a reference refresh: 151 against 277 ms). 32 MB is glibc's largest mmap
  * threshold (an 8K BGR frame is 100 MB and is still mapped on its own).
  */
-const WORKER_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(32 * 1024 * 1024), MALLOC_TRIM_THRESHOLD_: String(64 * 1024 * 1024) };
+export const WORKER_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(32 * 1024 * 1024), MALLOC_TRIM_THRESHOLD_: String(64 * 1024 * 1024) };
 
 /** A worker that dies before reporting ready this many times in a row stops the pool from respawning. */
 const MAX_FAILED_STARTS = 5;
