@@ -3,11 +3,10 @@
 // file's identity (path, inode, size, modification time), so a reference replaced by a rename is
 // read again, and the file itself is never written here.
 import fs from 'node:fs';
-import cv from '../video/opencv.js';
+import type cv from '../video/opencv.js';
 import { readImage } from '../video/decode.js';
 import { DecodeError } from '../video/errors.js';
-import { parseImageHeader } from '../video/image-header.js';
-import { toWorking, WORKING_WIDTH, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
+import { toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 
 export interface ReferencePicture {
   /** Size of the picture as stored (the clip must match it). */
@@ -28,16 +27,19 @@ const cache = new Map<string, ReferencePicture>();
 
 /**
  * The reference at the working size; decoded from disk unless the same file was read recently.
- * `reduced: false` decodes a JPEG at full size, as any other picture (tests compare the two).
+ * Decoded whole: a JPEG decoded at half size by libjpeg's scaled IDCT would save 1.4 ms of CPU on
+ * a 720p reference (2.7 instead of 4.1 ms with the workers' allocator settings) and move the
+ * working picture, and so the causes, by a little (up to 29 points of one cause on one case of
+ * the calibration set, no decision changed): not worth a change of the numerics.
  */
-export function loadReference(path: string, { reduced = true } = {}): ReferencePicture {
+export function loadReference(path: string): ReferencePicture {
   let stat: fs.Stats;
   try {
     stat = fs.statSync(path);
   } catch {
     throw new DecodeError('the image cannot be read (missing or unreadable file)');
   }
-  const key = `${path}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}\0${reduced}`;
+  const key = `${path}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}`;
   const hit = cache.get(key);
   if (hit) {
     // most recently used last: Map keeps insertion order
@@ -45,7 +47,7 @@ export function loadReference(path: string, { reduced = true } = {}): ReferenceP
     cache.set(key, hit);
     return hit;
   }
-  const picture = (reduced && readReduced(path)) || toReference(readImage(path), null);
+  const picture = toReference(readImage(path));
   cache.set(key, picture);
   while (cache.size > REFERENCE_CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
   return picture;
@@ -56,48 +58,9 @@ export function clearReferenceCache(): void {
   cache.clear();
 }
 
-/** Bytes read for the JPEG header: its SOF marker follows the EXIF and tables, well inside this. */
-const HEADER_BYTES = 64 * 1024;
-
-const REDUCED_COLOR: Record<number, number> = { 2: cv.IMREAD_REDUCED_COLOR_2, 4: cv.IMREAD_REDUCED_COLOR_4, 8: cv.IMREAD_REDUCED_COLOR_8 };
-
-/**
- * A large JPEG decoded at 1/2, 1/4 or 1/8 of its size by libjpeg's scaled inverse DCT, which
- * skips most of the decoding work (a 1280x720 reference: 2-6 ms instead of 17 ms, and toWorking
- * then has no halving to do). The factor keeps the decoded picture at least twice the working
- * width, as toWorking's own halving does, so the working picture averages the same area of the
- * view. Null for anything else (PNG, small JPEGs): the caller decodes it whole.
- */
-function readReduced(path: string): ReferencePicture | null {
-  const head = Buffer.alloc(HEADER_BYTES);
-  const fd = fs.openSync(path, 'r');
-  let bytes: number;
-  try {
-    bytes = fs.readSync(fd, head, 0, HEADER_BYTES, 0);
-  } finally {
-    fs.closeSync(fd);
-  }
-  const header = parseImageHeader(head.subarray(0, bytes));
-  if (header?.format !== 'jpeg') return null;
-  const factor = [8, 4, 2].find((f) => header.width / f >= 2 * WORKING_WIDTH);
-  if (!factor) return null;
-  let image: cv.Mat;
-  try {
-    image = cv.imread(path, REDUCED_COLOR[factor]);
-  } catch {
-    return null;
-  }
-  // libjpeg rounds a scaled size up
-  if (image.empty || image.cols !== Math.ceil(header.width / factor) || image.rows !== Math.ceil(header.height / factor)) return null;
-  return toReference(image, header);
-}
-
-/** `stored`: the picture's size as stored, when `image` was decoded smaller. */
-function toReference(image: cv.Mat, stored: { width: number; height: number } | null): ReferencePicture {
-  const width = stored?.width ?? image.cols;
-  const height = stored?.height ?? image.rows;
-  const size = workingSize(width, height);
+function toReference(image: cv.Mat): ReferencePicture {
+  const size = workingSize(image.cols, image.rows);
   const working = toWorking(image, size);
   if (working.bgr !== image) image.release();
-  return { width, height, size, working };
+  return { width: image.cols, height: image.rows, size, working };
 }
