@@ -59,8 +59,10 @@ export function clearReferenceCache(): void {
 }
 
 function toReference(image: cv.Mat): ReferencePicture {
-  const size = workingSize(image.cols, image.rows);
+  const width = image.cols;
+  const height = image.rows;
+  const size = workingSize(width, height);
   const working = toWorking(image, size);
   if (working.bgr !== image) image.release();
-  return { width: image.cols, height: image.rows, size, working };
+  return { width, height, size, working };
 }
