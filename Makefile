@@ -115,6 +115,7 @@ bench: build models $(FACELOG_FIXTURES)/manifest.json
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
 	$(NODE) build/scripts/bench-kamcheck-service.js
+	$(NODE) build/scripts/bench-fleet.js
 	$(NODE) build/scripts/bench-facelog-detector.js
 	$(NODE) build/scripts/bench-facelog.js
 	$(NODE) build/scripts/bench-facelog-stills.js --seed 11 test/fixtures/generated/facelog-stills-bench

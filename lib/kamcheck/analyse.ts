@@ -1,7 +1,8 @@
 // The tamper check: how likely is it that a camera's clip shows tampering, compared with the
 // reference picture of its normal view, and why.
 import cv from '../video/opencv.js';
-import { measureTamper } from './measure.js';
+import { measureTamper, measureWorking } from './measure.js';
+import type { WorkingPicture, WorkingSize } from './cells.js';
 import { combine, scoreCauses, TamperCauses } from './scorer.js';
 
 export type { TamperCauses } from './scorer.js';
@@ -18,5 +19,11 @@ export interface TamperResult {
  */
 export function analyseTamper(frames: cv.Mat[], reference: cv.Mat): TamperResult {
   const causes = scoreCauses(measureTamper(frames, reference));
+  return { probability: combine(causes), causes };
+}
+
+/** analyseTamper from pictures already at the working size (see measureWorking). */
+export function analyseWorking(reference: WorkingPicture, frames: WorkingPicture[], size: WorkingSize): TamperResult {
+  const causes = scoreCauses(measureWorking(reference, frames, size));
   return { probability: combine(causes), causes };
 }

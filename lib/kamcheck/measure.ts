@@ -3,7 +3,7 @@
 // them in the masked cause), and blur is measured only on cells that are not covered, so one cause
 // does not leak into another.
 import cv from '../video/opencv.js';
-import { spread, toWorking, workingSize, WorkingSize } from './cells.js';
+import { spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
@@ -25,11 +25,19 @@ export interface TamperMeasurements {
 export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasurements {
   if (frames.length === 0) throw new Error('measureTamper needs at least one frame');
   const size: WorkingSize = workingSize(reference.cols, reference.rows);
-  const ref = toWorking(reference, size);
   // up to 9 frames spread over the clip carry every measurement (converting all 25 frames of a 720p
   // clip to the working size alone takes 40 ms); the freeze check compares these spread frames,
   // which only makes live motion more visible than between neighbouring frames
-  const working = spread(frames).map((f) => toWorking(f, size));
+  return measureWorking(toWorking(reference, size), spread(frames).map((f) => toWorking(f, size)), size);
+}
+
+/**
+ * The measurements from pictures already at the working size: the reference, and the clip's
+ * spread frames (spread() of the clip, in order). The worker converts each frame as it decodes it
+ * (kamcheck/clip.ts), so that a clip's full-size frames never all live at once.
+ */
+export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], size: WorkingSize): TamperMeasurements {
+  if (working.length === 0) throw new Error('measureWorking needs at least one frame');
   const frames8 = working.map((w) => w.gray);
 
   const shift = estimateShift(ref.gray, frames8, size);

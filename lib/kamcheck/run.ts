@@ -1,30 +1,48 @@
 // Entry point of the tamper check inside a worker process: decode the uploads, check the limits
-// of the contract, analyse.
+// of the contract, analyse, and refresh the camera's reference when asked and nothing is wrong.
 import { AnalyticError } from '../errors.js';
-import { readImage, readVideoFrames } from '../video/decode.js';
-import { analyseTamper, TamperCauses } from './analyse.js';
+import { analyseWorking, TamperCauses } from './analyse.js';
+import { readWorkingClip } from './clip.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
+import { loadReference } from './reference.js';
+import { quietestFrame, writeReference } from './refresh.js';
 
+export interface KamcheckRun {
+  videoPath: string;
+  /** The reference picture; possibly a camera's stored reference shared by other jobs: only read. */
+  imagePath: string;
+  /** Where to write the clip's quietest frame (JPEG) when the probability is 0. */
+  refreshPath?: string;
+}
 
 export async function runKamcheck(
-  input: { videoPath: string; imagePath: string },
+  input: KamcheckRun,
   progress: (message: string) => void,
 ): Promise<{ probability: number; causes: TamperCauses }> {
   progress('Decoding');
-  // one frame more than allowed: enough to tell that the clip is too long without decoding it all
-  const clip = readVideoFrames(input.videoPath, MAX_TAMPER_FRAMES + 1);
-  if (clip.frames.length > MAX_TAMPER_FRAMES) {
+  const reference = loadReference(input.imagePath);
+  const clip = readWorkingClip(input.videoPath, {
+    maxFrames: MAX_TAMPER_FRAMES,
+    keepFull: input.refreshPath !== undefined,
+    sizeFor: (width, height) => {
+      if (width !== reference.width || height !== reference.height) {
+        throw new AnalyticError(
+          'resolution_mismatch',
+          `the reference image is ${reference.width}x${reference.height} but the video is ${width}x${height}`,
+        );
+      }
+      return reference.size;
+    },
+  });
+  if (clip.frameCount > MAX_TAMPER_FRAMES) {
     throw new AnalyticError('too_many_frames', `the clip has more than ${MAX_TAMPER_FRAMES} frames`);
   }
-  const reference = readImage(input.imagePath);
-  if (reference.cols !== clip.width || reference.rows !== clip.height) {
-    throw new AnalyticError(
-      'resolution_mismatch',
-      `the reference image is ${reference.cols}x${reference.rows} but the video is ${clip.width}x${clip.height}`,
-    );
+  progress(`Analysing ${clip.frameCount} frames`);
+  const result = analyseWorking(reference.working, clip.working, reference.size);
+  if (input.refreshPath !== undefined && result.probability === 0) {
+    writeReference(input.refreshPath, clip.full[quietestFrame(clip.working.map((w) => w.gray))]);
   }
-  progress(`Analysing ${clip.frames.length} frames`);
-  const result = analyseTamper(clip.frames, reference);
+  for (const frame of clip.full) frame.release();
   progress(`Tampering probability ${result.probability}%`);
   return result;
 }

@@ -1,0 +1,140 @@
+// The worker's side of camera references, on real decoded video: the quietest frame of a clip,
+// the refresh of a reference (written only at probability 0 and only when asked), the reference
+// cache (a reference replaced on disk is read again), and clips whose container does not give
+// their frame count.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect } from 'chai';
+import { analyseTamper } from '../lib/kamcheck/analyse.js';
+import { kamcheckAnalytic } from '../lib/kamcheck/analytic.js';
+import { workingSize } from '../lib/kamcheck/cells.js';
+import { readWorkingClip } from '../lib/kamcheck/clip.js';
+import { clearReferenceCache } from '../lib/kamcheck/reference.js';
+import { quietestFrame } from '../lib/kamcheck/refresh.js';
+import { runKamcheck } from '../lib/kamcheck/run.js';
+import { InvalidJobInputError } from '../lib/jobs/input-fields.js';
+import { readImage, readVideoFrames } from '../lib/video/decode.js';
+import cv from '../lib/video/opencv.js';
+import { makeQuietClip, type QuietClip } from '../testkit/quiet-clip.js';
+
+/** Mean absolute difference per channel value of two pictures of one size. */
+function meanDifference(a: cv.Mat, b: cv.Mat): number {
+  const sum = a.absdiff(b).sum() as unknown as { x: number; y: number; z: number };
+  return (sum.x + sum.y + sum.z) / (a.rows * a.cols * 3);
+}
+
+function workingGrays(clip: string) {
+  return readWorkingClip(clip, { maxFrames: 25, sizeFor: (w, h) => workingSize(w, h) }).working.map((w) => w.gray);
+}
+
+describe('kamcheck reference refresh', function () {
+  this.timeout(120_000);
+  let tmp: string;
+  let quiet9: QuietClip;
+  let quiet25: QuietClip;
+
+  before(() => {
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-refresh-'));
+    quiet9 = makeQuietClip(path.join(tmp, 'q9'), { count: 9, quiet: 5 });
+    // frame 12 of 25 is one of the 9 spread frames the analysis reads
+    quiet25 = makeQuietClip(path.join(tmp, 'q25'), { count: 25, quiet: 12 });
+  });
+  after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+  beforeEach(() => clearReferenceCache());
+
+  it('picks the frame without pedestrians as the quietest of a vtest.avi clip', () => {
+    expect(quietestFrame(workingGrays(quiet9.clip))).to.equal(5);
+    // of 25 frames the spread ones are read: frames 0, 3, 6, 9, 12, ... ; the empty one is the 5th
+    expect(quietestFrame(workingGrays(quiet25.clip))).to.equal(4);
+    // the same frames with the empty scene first, then last
+    const first = makeQuietClip(path.join(tmp, 'q-first'), { count: 9, quiet: 0 });
+    expect(quietestFrame(workingGrays(first.clip))).to.equal(0);
+    const last = makeQuietClip(path.join(tmp, 'q-last'), { count: 9, quiet: 8 });
+    expect(quietestFrame(workingGrays(last.clip))).to.equal(8);
+  });
+
+  it('writes the quietest frame at full size as a JPEG when the probability is 0, and leaves the reference alone', async () => {
+    const refreshPath = path.join(tmp, 'refresh-a.jpg');
+    const referenceBytes = fs.readFileSync(quiet25.background);
+    const referenceMtime = fs.statSync(quiet25.background).mtimeMs;
+    const r = await runKamcheck({ videoPath: quiet25.clip, imagePath: quiet25.background, refreshPath }, () => undefined);
+    expect(r.probability, JSON.stringify(r)).to.equal(0);
+
+    const written = readImage(refreshPath);
+    expect([written.cols, written.rows]).to.deep.equal([640, 480]);
+    // it is the empty frame (after H.264 and JPEG), not any other frame of the clip
+    const differences = quiet25.frames.map((f) => meanDifference(written, f));
+    expect(differences.indexOf(Math.min(...differences))).to.equal(quiet25.quiet);
+    expect(differences[quiet25.quiet]).to.be.below(3);
+    expect(fs.existsSync(`${refreshPath}.tmp`)).to.equal(false);
+
+    expect(fs.readFileSync(quiet25.background).equals(referenceBytes)).to.equal(true);
+    expect(fs.statSync(quiet25.background).mtimeMs).to.equal(referenceMtime);
+  });
+
+  it('replaces an existing refresh file', async () => {
+    const refreshPath = path.join(tmp, 'refresh-b.jpg');
+    fs.writeFileSync(refreshPath, 'an older picture');
+    await runKamcheck({ videoPath: quiet9.clip, imagePath: quiet9.background, refreshPath }, () => undefined);
+    expect(readImage(refreshPath).cols).to.equal(640);
+  });
+
+  it('writes nothing when the probability is above 0, or when no refresh is asked', async () => {
+    const dir = path.join(tmp, 'none');
+    fs.mkdirSync(dir);
+    // the clip against a black reference: exposure (and more) is far from 0
+    const black = path.join(dir, 'black.jpg');
+    cv.imwrite(black, new cv.Mat(480, 640, cv.CV_8UC3, [0, 0, 0]));
+    const refreshPath = path.join(dir, 'refresh.jpg');
+    const tampered = await runKamcheck({ videoPath: quiet9.clip, imagePath: black, refreshPath }, () => undefined);
+    expect(tampered.probability).to.be.above(0);
+    expect(fs.readdirSync(dir)).to.deep.equal(['black.jpg']);
+
+    const healthy = await runKamcheck({ videoPath: quiet9.clip, imagePath: quiet9.background }, () => undefined);
+    expect(healthy.probability).to.equal(0);
+    expect(fs.readdirSync(dir)).to.deep.equal(['black.jpg']);
+  });
+
+  it('reads a reference again once another picture was renamed over it', async () => {
+    const reference = path.join(tmp, 'camera-reference.jpg');
+    fs.copyFileSync(quiet9.background, reference);
+    const healthy = await runKamcheck({ videoPath: quiet9.clip, imagePath: reference }, () => undefined);
+    expect(healthy.probability).to.equal(0);
+    const black = path.join(tmp, 'black-new.jpg');
+    cv.imwrite(black, new cv.Mat(480, 640, cv.CV_8UC3, [0, 0, 0]));
+    fs.renameSync(black, reference);
+    const after = await runKamcheck({ videoPath: quiet9.clip, imagePath: reference }, () => undefined);
+    expect(after.probability).to.be.at.least(50);
+  });
+
+  it('analyses clips whose container gives no frame count, or a wrong one, like all their decoded frames', async () => {
+    // a raw H.264 stream has no count; frames at irregular times make the count estimated from the
+    // duration wrong (15 for these 25 frames): both are read again with the decoded count
+    const raw = path.join(tmp, 'quiet.h264');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', quiet25.clip, '-c', 'copy', '-f', 'h264', raw]);
+    const irregular = path.join(tmp, 'irregular.mkv');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', quiet25.clip, '-vf', 'setpts=N*N/400/TB', '-fps_mode', 'passthrough', '-c:v', 'libx264', irregular]);
+    for (const clip of [raw, irregular]) {
+      const r = await runKamcheck({ videoPath: clip, imagePath: quiet25.background }, () => undefined);
+      const decoded = readVideoFrames(clip);
+      expect(decoded.frames).to.have.length(25);
+      expect(r, clip).to.deep.equal(analyseTamper(decoded.frames, readImage(quiet25.background)));
+    }
+  });
+});
+
+describe('kamcheck job input', () => {
+  const base = { videoPath: '/v', imagePath: '/i', videoName: 'v.mp4', imageName: 'i.png' };
+
+  it('reads records without refreshPath (stored before cameras) and with one', () => {
+    expect(kamcheckAnalytic.parseInput(base)).to.deep.equal(base);
+    expect(kamcheckAnalytic.parseInput({ ...base, refreshPath: '/r.jpg' })).to.deep.equal({ ...base, refreshPath: '/r.jpg' });
+  });
+
+  it('refuses a refreshPath that is not a path', () => {
+    expect(() => kamcheckAnalytic.parseInput({ ...base, refreshPath: 7 })).to.throw(InvalidJobInputError);
+    expect(() => kamcheckAnalytic.parseInput({ ...base, refreshPath: '' })).to.throw(InvalidJobInputError);
+  });
+});
