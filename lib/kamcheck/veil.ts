@@ -9,7 +9,10 @@
 // out in mask.ts). Measurement: the structured cells that kept less than VEIL_CONTRAST_KEPT of their
 // contrast are veiled, or less than VIEW_VEILED_KEPT when the view as a whole kept less than that (a
 // light coat over everything); a veil is one piece with what mask.ts found covered, so the masked
-// cause takes the largest 8-connected region of cells covered or veiled.
+// cause takes the largest 8-connected region of cells covered or veiled. A thin veil over all of the
+// view (a paint mist) takes too little from any one cell for that, so the view's median contrast
+// lost in fine texture and between cells together is also reported (viewContrastLost); the scorer
+// reads it on the masked cause's axis.
 import { median } from '../stats.js';
 import { CELL_COUNT } from './cells.js';
 import { largestRegion, MaskMeasurement } from './mask.js';
@@ -42,6 +45,14 @@ export interface VeilMeasurement {
   veiledShare: number;
   /** Median contrast kept over the structured cells in view. */
   viewContrastKept: number;
+  /** Median coarse contrast kept (mask.ts coarseKept) over the structured cells in view; 1 when none has coarse contrast. */
+  viewCoarseKept: number;
+  /**
+   * 2 - viewContrastKept - viewCoarseKept: the contrast the view as a whole lost, inside cells and
+   * between them. A veil over everything takes both; haze takes a little of both, heavy compression
+   * only the first, a gamma only the second (see VIEW_VEIL_CALIBRATION in scorer.ts).
+   */
+  viewContrastLost: number;
   /** Per cell: veiled (structured, not covered, lost its contrast). */
   veiled: boolean[];
 }
@@ -49,6 +60,8 @@ export interface VeilMeasurement {
 export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasurement {
   const kept = [...Array(CELL_COUNT).keys()].filter((i) => mask.structured[i] && Number.isFinite(mask.contrastKept[i])).map((i) => mask.contrastKept[i]);
   const viewKept = kept.length > 0 ? median(kept) : 1;
+  const coarse = [...Array(CELL_COUNT).keys()].filter((i) => mask.structured[i] && Number.isFinite(mask.coarseKept[i])).map((i) => mask.coarseKept[i]);
+  const viewCoarse = coarse.length > 0 ? median(coarse) : 1;
   const threshold = viewKept < VIEW_VEILED_KEPT ? VIEW_VEILED_KEPT : VEIL_CONTRAST_KEPT;
   const veiled = Array.from(
     { length: CELL_COUNT },
@@ -62,6 +75,8 @@ export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasu
     obscuredFraction: inViewCount > 0 ? largestRegion(obscured) / inViewCount : 0,
     veiledShare: structuredCount > 0 ? veiled.filter(Boolean).length / structuredCount : 0,
     viewContrastKept: viewKept,
+    viewCoarseKept: viewCoarse,
+    viewContrastLost: 2 - viewKept - viewCoarse,
     veiled,
   };
 }
