@@ -28,6 +28,15 @@ export const BLUR_CALIBRATION: Calibration = { centre: 3.2, width: 0.4 };
 export const MOVED_CALIBRATION: Calibration = { centre: 0.018, width: 0.006 };
 /** Largest covered region / cells in view: benign up to 0.068 (shadows), masks from 0.141 (30% of the view). */
 export const MASKED_CALIBRATION: Calibration = { centre: 0.1, width: 0.03 };
+/**
+ * View contrast lost (veil.ts viewContrastLost: 2 - median contrast kept - median coarse contrast
+ * kept), for a thin veil over all of the view that no single cell's loss reveals (paint mist,
+ * light grease over everything). Calibration set: benign up to 0.293 (haze of 0.16-0.17 over
+ * aero3.jpg; heavy compression 0.18, gamma 0.17, every other benign kind less), spray mists 0.30-0.45
+ * and full smears of vtest.avi 0.39-0.42 not otherwise found. 0.34 keeps the haze at 9; the
+ * thinnest mists (0.30) stay below, indistinguishable from haze on this measurement.
+ */
+export const VIEW_VEIL_CALIBRATION: Calibration = { centre: 0.34, width: 0.04 };
 /** Exposure units (below): benign up to 0.56 (shadows, gamma 0.53), over/under-exposure from 0.82. */
 export const EXPOSURE_CALIBRATION: Calibration = { centre: 0.69, width: 0.15 };
 /** Share of still frame pairs: 0 on every benign case (all have motion), 1 on every frozen one. */
@@ -51,8 +60,12 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
   return {
     blur: -Math.log2(Math.max(m.blur.sharpnessRatio, 1e-3)),
     moved: m.shift.displacement,
-    // covered and veiled cells together (veil.ts): a smear is one piece with what it covers fully
-    masked: m.veil.obscuredFraction,
+    // covered and veiled cells together (veil.ts): a smear is one piece with what it covers fully;
+    // or the view's overall contrast loss, put on the same axis (equal scores at equal values)
+    masked: Math.max(
+      m.veil.obscuredFraction,
+      MASKED_CALIBRATION.centre + ((m.veil.viewContrastLost - VIEW_VEIL_CALIBRATION.centre) * MASKED_CALIBRATION.width) / VIEW_VEIL_CALIBRATION.width,
+    ),
     exposure: Math.max(
       Math.abs(m.exposure.stops) / EXPOSURE_STOPS_UNIT,
       m.exposure.newlySaturated / EXPOSURE_SATURATED_UNIT,
