@@ -25,7 +25,7 @@ export function readCapturedAt(upload: Upload, fallback: number): number {
   if (!raw) return fallback;
   const ms = parseCapturedAt(raw);
   if (ms === null) {
-    throw invalidParameter(`"captured_at" must be an ISO 8601 date and time (e.g. 2026-11-25T14:05:00+01:00) or an HTTP-date, got "${raw.slice(0, 80)}"`);
+    throw invalidParameter(`"captured_at" must be an ISO 8601 date and time (YYYY-MM-DDThh:mm:ss, optionally with Z or an offset such as +01:00) or an HTTP-date, got "${raw.slice(0, 80)}"`);
   }
   return ms;
 }

@@ -270,36 +270,45 @@ export class PgJobStore implements JobStore {
 
   /** A session advisory lock on a connection held for the task: a node that dies lets go with its connection. */
   async exclusive(name: string, task: () => Promise<void>): Promise<boolean> {
-    let client: pg.PoolClient;
+    const held = await this.checkOut();
     try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw unavailable(err);
-    }
-    // Held for the whole task: see transaction() on a connection lost while checked out.
-    let broken = false;
-    const onLost = () => {
-      broken = true;
-    };
-    client.on('error', onLost);
-    try {
-      const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
+      const { rows } = await held.client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
       if (!rows[0].locked) return false;
       try {
         await task();
       } finally {
-        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]).catch(() => {});
+        await held.client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]).catch(() => {});
       }
       return true;
     } catch (err) {
       throw unavailable(err);
     } finally {
-      client.off('error', onLost);
-      client.release(broken);
+      held.release();
     }
   }
 
   async transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    const held = await this.checkOut();
+    try {
+      await held.client.query('BEGIN');
+      const value = await body(clientTx(held.client));
+      await held.client.query('COMMIT');
+      return value;
+    } catch (err) {
+      await held.client.query('ROLLBACK').catch(() => held.lost());
+      throw unavailable(err);
+    } finally {
+      held.release();
+    }
+  }
+
+  /**
+   * A connection of the pool for several statements. A checked-out client has no pool listener: a
+   * server that ends the connection between two statements (a restart) would otherwise end the
+   * process with an unhandled 'error'. The next statement then fails, and the connection is not
+   * given back to the pool.
+   */
+  private async checkOut(): Promise<{ client: pg.PoolClient; lost(): void; release(): void }> {
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
@@ -307,27 +316,18 @@ export class PgJobStore implements JobStore {
       throw unavailable(err);
     }
     let broken = false;
-    // A checked-out client has no pool listener: a server that ends the connection between two
-    // statements (a restart) would otherwise end the process with an unhandled 'error'. The next
-    // statement then fails, and the transaction with it.
-    const onLost = () => {
+    const lost = () => {
       broken = true;
     };
-    client.on('error', onLost);
-    try {
-      await client.query('BEGIN');
-      const value = await body(clientTx(client));
-      await client.query('COMMIT');
-      return value;
-    } catch (err) {
-      await client.query('ROLLBACK').catch(() => {
-        broken = true;
-      });
-      throw unavailable(err);
-    } finally {
-      client.off('error', onLost);
-      client.release(broken);
-    }
+    client.on('error', lost);
+    return {
+      client,
+      lost,
+      release: () => {
+        client.off('error', lost);
+        client.release(broken);
+      },
+    };
   }
 
   readonly sql: Tx = {

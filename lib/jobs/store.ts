@@ -168,7 +168,9 @@ export async function runFinishHook(tx: Tx, job: JobRecord, hook: FinishHook, on
     await hook(tx, job);
     await tx.run('RELEASE SAVEPOINT finish_hook');
   } catch (err) {
+    // A lost connection fails these too: the transaction, and the outcome with it, is then retried.
     await tx.run('ROLLBACK TO SAVEPOINT finish_hook');
+    await tx.run('RELEASE SAVEPOINT finish_hook');
     onError(err, job);
   }
 }
