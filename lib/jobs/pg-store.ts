@@ -12,6 +12,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { StoreUnavailableError } from './errors.js';
+import { sharedMigrations } from './shared-migrations.js';
 import { jobFromRow, runFinishHook, type Claim, type FinishHook, type Tx, type JobFailure, type JobRecord, type JobRow, type JobState, type JobStore, type NewJob, type StoreEvent } from './store.js';
 
 const CHANNEL = 'vaa_jobs';
@@ -40,62 +41,7 @@ const MIGRATIONS = [
    );
    CREATE INDEX jobs_by_analytic ON jobs (analytic, seq DESC);
    CREATE INDEX jobs_unfinished ON jobs (seq) WHERE state IN ('queued', 'processing');`,
-  // Camera monitoring (lib/cameras/) and the webhook outbox (lib/webhooks/).
-  `CREATE TABLE cameras (
-     id TEXT PRIMARY KEY,
-     state TEXT NOT NULL,
-     state_since BIGINT NOT NULL,
-     streak INTEGER NOT NULL DEFAULT 0,
-     created_at BIGINT NOT NULL,
-     last_check_at BIGINT,
-     last_job_id TEXT,
-     last_probability INTEGER
-   );
-   CREATE TABLE camera_references (
-     seq BIGSERIAL PRIMARY KEY,
-     id TEXT NOT NULL UNIQUE,
-     camera TEXT NOT NULL,
-     slot INTEGER NOT NULL,
-     captured_at BIGINT NOT NULL,
-     minute_of_day INTEGER NOT NULL,
-     source_job TEXT,
-     file TEXT NOT NULL,
-     width INTEGER NOT NULL,
-     height INTEGER NOT NULL,
-     created_at BIGINT NOT NULL
-   );
-   CREATE INDEX camera_references_by_slot ON camera_references (camera, slot, seq);
-   CREATE TABLE camera_checks (
-     seq BIGSERIAL PRIMARY KEY,
-     camera TEXT NOT NULL,
-     job_id TEXT NOT NULL,
-     captured_at BIGINT NOT NULL,
-     finished_at BIGINT NOT NULL,
-     success INTEGER NOT NULL,
-     probability INTEGER,
-     state TEXT NOT NULL
-   );
-   CREATE INDEX camera_checks_by_camera ON camera_checks (camera, seq);
-   CREATE TABLE webhook_outbox (
-     seq BIGSERIAL PRIMARY KEY,
-     event_id TEXT NOT NULL,
-     event_type TEXT NOT NULL,
-     url TEXT NOT NULL,
-     body TEXT NOT NULL,
-     created_at BIGINT NOT NULL,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     next_attempt_at BIGINT NOT NULL,
-     lease_owner TEXT,
-     lease_until BIGINT,
-     delivered_at BIGINT,
-     gave_up_at BIGINT,
-     last_status INTEGER,
-     last_error TEXT,
-     UNIQUE (event_id, url)
-   );
-   CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
-  // A receiver's oldest pending delivery, looked up on every claim (lib/webhooks/deliveries.ts).
-  `CREATE INDEX webhook_outbox_pending_by_url ON webhook_outbox (url, seq) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
+  ...sharedMigrations({ serial: 'BIGSERIAL PRIMARY KEY', bigint: 'BIGINT' }),
 ];
 
 export interface PgStoreOptions {

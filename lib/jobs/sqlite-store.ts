@@ -2,6 +2,7 @@
 // are in-process and a start releases every lease the last run held.
 import { EventEmitter } from 'node:events';
 import Database from 'better-sqlite3';
+import { sharedMigrations } from './shared-migrations.js';
 import { jobFromRow, runFinishHook, type Claim, type FinishHook, type Tx, type JobFailure, type JobRecord, type JobRow, type JobState, type JobStore, type NewJob, type StoreEvent } from './store.js';
 
 /** Schema versions in order; `PRAGMA user_version` records how many have been applied. */
@@ -24,62 +25,7 @@ const MIGRATIONS = [
   `ALTER TABLE jobs ADD COLUMN started_at INTEGER;
    ALTER TABLE jobs ADD COLUMN lease_owner TEXT;
    ALTER TABLE jobs ADD COLUMN lease_until INTEGER;`,
-  // Camera monitoring (lib/cameras/) and the webhook outbox (lib/webhooks/).
-  `CREATE TABLE cameras (
-     id TEXT PRIMARY KEY,
-     state TEXT NOT NULL,
-     state_since INTEGER NOT NULL,
-     streak INTEGER NOT NULL DEFAULT 0,
-     created_at INTEGER NOT NULL,
-     last_check_at INTEGER,
-     last_job_id TEXT,
-     last_probability INTEGER
-   );
-   CREATE TABLE camera_references (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     id TEXT NOT NULL UNIQUE,
-     camera TEXT NOT NULL,
-     slot INTEGER NOT NULL,
-     captured_at INTEGER NOT NULL,
-     minute_of_day INTEGER NOT NULL,
-     source_job TEXT,
-     file TEXT NOT NULL,
-     width INTEGER NOT NULL,
-     height INTEGER NOT NULL,
-     created_at INTEGER NOT NULL
-   );
-   CREATE INDEX camera_references_by_slot ON camera_references (camera, slot, seq);
-   CREATE TABLE camera_checks (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     camera TEXT NOT NULL,
-     job_id TEXT NOT NULL,
-     captured_at INTEGER NOT NULL,
-     finished_at INTEGER NOT NULL,
-     success INTEGER NOT NULL,
-     probability INTEGER,
-     state TEXT NOT NULL
-   );
-   CREATE INDEX camera_checks_by_camera ON camera_checks (camera, seq);
-   CREATE TABLE webhook_outbox (
-     seq INTEGER PRIMARY KEY AUTOINCREMENT,
-     event_id TEXT NOT NULL,
-     event_type TEXT NOT NULL,
-     url TEXT NOT NULL,
-     body TEXT NOT NULL,
-     created_at INTEGER NOT NULL,
-     attempts INTEGER NOT NULL DEFAULT 0,
-     next_attempt_at INTEGER NOT NULL,
-     lease_owner TEXT,
-     lease_until INTEGER,
-     delivered_at INTEGER,
-     gave_up_at INTEGER,
-     last_status INTEGER,
-     last_error TEXT,
-     UNIQUE (event_id, url)
-   );
-   CREATE INDEX webhook_outbox_due ON webhook_outbox (next_attempt_at) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
-  // A receiver's oldest pending delivery, looked up on every claim (lib/webhooks/deliveries.ts).
-  `CREATE INDEX webhook_outbox_pending_by_url ON webhook_outbox (url, seq) WHERE delivered_at IS NULL AND gave_up_at IS NULL;`,
+  ...sharedMigrations({ serial: 'INTEGER PRIMARY KEY AUTOINCREMENT', bigint: 'INTEGER' }),
 ];
 
 export class SqliteJobStore implements JobStore {
