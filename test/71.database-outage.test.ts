@@ -75,6 +75,8 @@ describe('job database outage (postgres)', function () {
     const record = (await svc.service.store.get(runningId))!;
     expect(record.state).to.equal('done');
     expect(record.attempts, 'the outcome was written after the outage, not run again').to.equal(1);
+    // 'job done' is logged after the job's clean-up, a moment after the store shows it done.
+    await until('the job done line', () => svc.logs.some((l) => l.job_id === runningId && l.msg === 'job done'), 10_000);
     expect(svc.logs.filter((l) => l.job_id === runningId && l.msg === 'job done')).to.have.length(1);
     expect((await waitComplete(`${svc.url}/kamcheck/${after.body.task.job_id}`, 60_000)).success).to.equal(true);
     expect((await api(`${svc.url}/healthz`)).status).to.equal(200);
