@@ -153,7 +153,7 @@ describeBackends('cameras', function (backend) {
     expect(fs.readdirSync(path.join(svc.dataDir, 'jobs'))).to.deep.equal([]);
   });
 
-  it('a check that returns 0 renews the reference of its slot from the clip; one that returns 1 does not', async () => {
+  it('a check that returns 0 renews the reference of its slot from the clip; one that returns more than 0 does not', async () => {
     await putReference('dock-3', media.referenceNear, '2026-11-24T22:40:00Z'); // slot 23:00-24:00
     // 02:30 in Berlin: the 23:40 reference is the nearest; the clip scores 0 against it.
     const zero = finished(await check({ camera: 'dock-3', captured_at: '2026-11-25T01:30:00Z' }));
@@ -172,18 +172,19 @@ describeBackends('cameras', function (backend) {
     expect(next.reference).to.deep.equal({ slot: '02:00-03:00', captured_at: 'Wed, 25 Nov 2026 01:30:00 GMT', source_job: zero.job_id });
     expect(next.probability).to.be.below(50);
 
-    // Against `reference` the same clip scores 1: no renewal.
+    // Against `reference` (40 s later, the pedestrians elsewhere) the same clip scores a few
+    // percent, not 0: no renewal.
     await putReference('dock-3', media.reference, '2026-11-25T04:30:00Z'); // slot 05:00-06:00
     const before = await camera('dock-3');
-    const one = finished(await check({ camera: 'dock-3', captured_at: '2026-11-25T04:40:00Z' }));
-    expect(one.reference.slot).to.equal('05:00-06:00');
-    expect(one.probability).to.equal(1);
+    const nonZero = finished(await check({ camera: 'dock-3', captured_at: '2026-11-25T04:40:00Z' }));
+    expect(nonZero.reference.slot).to.equal('05:00-06:00');
+    expect(nonZero.probability).to.be.above(0).and.below(50);
     cam = await camera('dock-3');
     expect(cam.reference_count).to.equal(before.reference_count);
     expect(cam.references.find((s: any) => s.slot === '05:00-06:00').references).to.have.length(1);
     expect(cam.checks.map((c: any) => [c.job_id, c.probability])).to.deep.include.members([
       [zero.job_id, 0],
-      [one.job_id, 1],
+      [nonZero.job_id, nonZero.probability],
     ]);
   });
 

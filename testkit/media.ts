@@ -25,7 +25,7 @@ export interface TestMedia {
   textAsVideo: string;
   /** A JPEG image. */
   jpeg: string;
-  /** A frame from within `clip`'s second, 320x240 JPEG: a reference `clip` scores 0 against (`reference` scores 1). */
+  /** A frame from within `clip`'s second, 320x240 JPEG: a reference `clip` scores 0 against (`reference`, 40 s later, a few percent). */
   referenceNear: string;
   /** `clip` with a grey board over the left 60% of the view: masked, scores 100. */
   clipCovered: string;

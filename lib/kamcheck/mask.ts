@@ -15,7 +15,7 @@
 // and defocus leave real structure correlated.
 import cv from '../video/opencv.js';
 import { median } from '../stats.js';
-import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, WorkingPicture } from './cells.js';
+import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, spread, WorkingPicture } from './cells.js';
 
 /** 1.5 px at 320: low-pass before comparing; with it the 'noise' bench cases (sigma 6-12) cover at most 0.063 of the view. */
 export const MASK_LOWPASS_SIGMA = 1.5;
@@ -49,6 +49,18 @@ export const HIGHLIGHT_LEVEL = 180;
 export const COARSE_MIN_STD = 3;
 /** Grey levels added to a cell's mean in its relative contrast: sensor black is not quite 0, and dark cells' ratios are noise. */
 export const CONTRAST_DARK_OFFSET = 10;
+/**
+ * The fine-detail band is the low-passed picture less the picture blurred at this sigma (px at
+ * 320): detail of 2-6 px, which a film's scatter takes (its defocus is 1-10 px at the working size)
+ * and sensor noise, already low-passed, hardly reaches. It is computed at half the working size,
+ * which holds that band and costs a quarter (each float operation on a 320 px picture costs ~1 ms
+ * here); sigma 4 there made gamma's largest region 0.089 of the view (3: 0.078).
+ */
+export const DETAIL_BAND_SIGMA = 3;
+/** Frames (spread over the clip's) whose fine detail is measured: a median of 3 already ignores a passer-by. */
+export const DETAIL_FRAMES = 3;
+/** Grey-level RMS of a reference cell's fine-detail band below which it has too little fine detail to lose. */
+export const DETAIL_MIN_RMS = 2;
 
 export interface MaskMeasurement {
   /** Share of the cells in view in the largest connected covered region, 0..1. */
@@ -77,6 +89,17 @@ export interface MaskMeasurement {
    * neighbourhood has no contrast between cells (COARSE_MIN_STD).
    */
   coarseKept: Float32Array;
+  /**
+   * Per structured cell, median over frames: how much of its fine detail (RMS of the 2-6 px band,
+   * DETAIL_BAND_SIGMA) the cell kept, absolute or relative to brightness as contrastKept. A film
+   * scatters the light that passes through it, so it takes fine detail first: a light smear keeps
+   * 0.7-0.8 of a cell's contrast and 0.3-0.6 of its fine detail. Heavy compression takes fine
+   * detail too, but keeps the contrast between cells (coarseKept); veil.ts asks for both. NaN where
+   * the reference cell has little fine detail (DETAIL_MIN_RMS).
+   */
+  detailKept: Float32Array;
+  /** Per structured cell, median over frames: the normalised cross-correlation of its structure with the reference's. NaN for other cells. */
+  correlation: Float32Array;
 }
 
 export function lowPass(m: cv.Mat): cv.Mat {
@@ -104,6 +127,10 @@ export function measureMask(
   const coveredVotes = new Array<number>(CELL_COUNT).fill(0);
   const keptPerFrame: Float32Array[] = [];
   const coarsePerFrame: Float32Array[] = [];
+  const detailPerFrame: Float32Array[] = [];
+  const correlationPerFrame: Float32Array[] = [];
+  const refDetail = detailRms(ref);
+  const detailFrames = new Set(spread([...frames.keys()], DETAIL_FRAMES));
   const refCoarse = neighbourhoodMoments(r.mean);
   const inViewCells = [...Array(CELL_COUNT).keys()].filter((i) => inView[i]);
   frames.forEach((frame, k) => {
@@ -118,6 +145,8 @@ export function measureMask(
     const logRatios: number[] = [];
     for (let i = 0; i < CELL_COUNT; i++) if (textured[i]) logRatios.push(Math.log((fm.mean[i] + 4) / (r.mean[i] + 4)));
     const overall = median(logRatios);
+    const correlation = new Float32Array(CELL_COUNT).fill(NaN);
+    correlationPerFrame.push(correlation);
     const kept = new Float32Array(CELL_COUNT).fill(NaN);
     for (let i = 0; i < CELL_COUNT; i++) {
       if (!structured[i]) continue;
@@ -129,6 +158,16 @@ export function measureMask(
       kept[i] = Math.max(absolute, (absolute * (r.mean[i] + CONTRAST_DARK_OFFSET)) / (fm.mean[i] + CONTRAST_DARK_OFFSET));
     }
     keptPerFrame.push(kept);
+    if (detailFrames.has(k)) {
+      const detail = new Float32Array(CELL_COUNT).fill(NaN);
+      const frameDetail = detailRms(f);
+      for (let i = 0; i < CELL_COUNT; i++) {
+        if (!structured[i] || refDetail[i] < DETAIL_MIN_RMS) continue;
+        const absolute = frameDetail[i] / refDetail[i];
+        detail[i] = Math.max(absolute, (absolute * (r.mean[i] + CONTRAST_DARK_OFFSET)) / (fm.mean[i] + CONTRAST_DARK_OFFSET));
+      }
+      detailPerFrame.push(detail);
+    }
     const coarse = new Float32Array(CELL_COUNT).fill(NaN);
     const frameCoarse = neighbourhoodMoments(fm.mean);
     for (let i = 0; i < CELL_COUNT; i++) {
@@ -149,6 +188,7 @@ export function measureMask(
       if (structured[i]) {
         const denom = fStd * refStd[i];
         const ncc = denom > 1e-6 ? (cross[i] - fm.mean[i] * r.mean[i]) / denom : 0;
+        correlation[i] = ncc;
         covered = ncc < CELL_COVERED_NCC;
       }
       if (!covered && fStd < CELL_FLATTENED_RATIO * refStd[i]) {
@@ -160,10 +200,14 @@ export function measureMask(
   const covered = coveredVotes.map((v, i) => inView[i] && v * 2 > frames.length);
   const contrastKept = new Float32Array(CELL_COUNT).fill(NaN);
   const coarseKept = new Float32Array(CELL_COUNT).fill(NaN);
+  const detailKept = new Float32Array(CELL_COUNT).fill(NaN);
+  const correlation = new Float32Array(CELL_COUNT).fill(NaN);
   for (let i = 0; i < CELL_COUNT; i++) {
     if (!structured[i]) continue;
+    correlation[i] = median(correlationPerFrame.map((k) => k[i]));
     contrastKept[i] = median(keptPerFrame.map((k) => k[i]));
     coarseKept[i] = median(coarsePerFrame.map((k) => k[i]));
+    if (refDetail[i] >= DETAIL_MIN_RMS) detailKept[i] = median(detailPerFrame.map((k) => k[i]));
   }
   const inViewCount = inView.filter(Boolean).length;
   return {
@@ -174,7 +218,16 @@ export function measureMask(
     structured,
     contrastKept,
     coarseKept,
+    detailKept,
+    correlation,
   };
+}
+
+/** Per cell, the RMS of a low-passed picture's fine-detail band: the picture less a wider blur of it, at half size. */
+function detailRms(lowPassed: cv.Mat): Float32Array {
+  const half = lowPassed.pyrDown();
+  const band = half.sub(half.gaussianBlur(new cv.Size(0, 0), DETAIL_BAND_SIGMA / 2));
+  return cellMeans(band.hMul(band)).map(Math.sqrt);
 }
 
 /** Mean and std of the cell means over each cell's 3x3 neighbourhood (clipped at the grid's edge). */
@@ -203,16 +256,21 @@ function neighbourhoodMoments(means: Float32Array): { mean: Float32Array; std: F
 
 /** Cell count of the largest 8-connected region of true cells on the grid. */
 export function largestRegion(cells: boolean[]): number {
+  return Math.max(0, ...connectedRegions(cells).map((r) => r.length));
+}
+
+/** The 8-connected regions of true cells on the grid, each as its cell indices. */
+export function connectedRegions(cells: boolean[]): number[][] {
   const seen = new Uint8Array(CELL_COUNT);
-  let best = 0;
+  const regions: number[][] = [];
   for (let start = 0; start < CELL_COUNT; start++) {
     if (!cells[start] || seen[start]) continue;
-    let size = 0;
+    const region: number[] = [];
     const stack = [start];
     seen[start] = 1;
     while (stack.length > 0) {
       const i = stack.pop()!;
-      size++;
+      region.push(i);
       const r = Math.floor(i / GRID_COLS);
       const c = i % GRID_COLS;
       for (let dr = -1; dr <= 1; dr++) {
@@ -228,7 +286,7 @@ export function largestRegion(cells: boolean[]): number {
         }
       }
     }
-    best = Math.max(best, size);
+    regions.push(region);
   }
-  return best;
+  return regions;
 }

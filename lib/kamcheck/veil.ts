@@ -1,21 +1,26 @@
 // Cause "masked", semi-transparent: grease or petroleum jelly on the lens, a mist of spray paint, a
 // fogged window. The scene is still faintly there, so its structure still correlates with the
-// reference and mask.ts's covered cells miss it; but the veil lowers the contrast of everything
-// behind it, in grey levels and relative to the brightness at once (mask.ts's contrastKept), and a
-// smear also blurs it. Benign changes lower one of the two at most: a darker scene (dusk, less
+// reference and mask.ts's covered cells miss it; but the film scatters the light that passes through
+// it, which takes the fine detail behind it first (mask.ts detailKept), and its glare lowers the
+// contrast of everything behind it, in grey levels and relative to the brightness at once (mask.ts
+// contrastKept). Benign changes take one of these at most, or evenly: a darker scene (dusk, less
 // gain) loses absolute contrast and keeps relative; a gamma that lifts the shadows loses relative
-// contrast in bright cells and keeps absolute; a colour cast or heavy compression keeps most of
-// both in the cells with real structure (a highlight the camera brightened into its roll-off is left
-// out in mask.ts). Measurement: the structured cells that kept less than VEIL_CONTRAST_KEPT of their
-// contrast are veiled, or less than VIEW_VEILED_KEPT when the view as a whole kept less than that (a
-// light coat over everything); a veil is one piece with what mask.ts found covered, so the masked
-// cause takes the largest 8-connected region of cells covered or veiled. A thin veil over all of the
-// view (a paint mist) takes too little from any one cell for that, so the view's median contrast
-// lost in fine texture and between cells together is also reported (viewContrastLost); the scorer
-// reads it on the masked cause's axis.
+// contrast in bright cells and keeps absolute; heavy compression takes fine detail but keeps the
+// contrast between cells (coarseKept); haze takes a little of everything, evenly. Measurement:
+//  - softened cells: a connected group of cells that kept less than DETAIL_SOFTENED_KEPT of their
+//    fine detail, and whose median coarse contrast did not hold (a light smear over part of the
+//    view);
+//  - veiled cells: structured cells that kept less than VEIL_CONTRAST_KEPT of their contrast and
+//    whose coarse contrast did not hold, or less than VIEW_VEILED_KEPT when the view as a whole
+//    kept less than that (a light coat over everything);
+// all of one piece with what mask.ts found covered, so the masked cause takes the largest
+// 8-connected region of cells covered, veiled or softened. A thin veil over all of the view (a
+// paint mist) takes too little from any one cell for that, so the view's contrast lost at three
+// scales together, fine detail, within cells and between cells, is also reported
+// (viewContrastLost); the scorer reads it on the masked cause's axis.
 import { median } from '../stats.js';
 import { CELL_COUNT } from './cells.js';
-import { largestRegion, MaskMeasurement } from './mask.js';
+import { connectedRegions, largestRegion, MaskMeasurement } from './mask.js';
 
 /**
  * Contrast kept (mask.ts contrastKept) below which a structured cell is veiled. It was 0.6 before
@@ -40,6 +45,34 @@ export const VIEW_VEILED_KEPT = 0.75;
  * the veiled cells of the smears a median 0.63-0.80 and of the fogged windows 0.42-0.64.
  */
 export const COARSE_VEILED_KEPT = 0.85;
+/**
+ * Fine detail kept (mask.ts detailKept) below which a structured cell is softened. On the
+ * calibration set (seed 2) 0.6 found 19 of the 20 partial smears, 0.65 all 20 (the lightest,
+ * opacity 0.56, softens its cells to 0.45-0.6), without a benign region above 0.073 of the view.
+ */
+export const DETAIL_SOFTENED_KEPT = 0.65;
+/**
+ * Median coarse contrast kept (mask.ts coarseKept) that a softened region must be below. Heavy
+ * compression of fine texture (x264 CRF 44-49 at 320x240) softens whole regions but keeps their
+ * coarse contrast, a median 0.92-0.99 over the region; the partial smears of the calibration set
+ * keep 0.63-0.89.
+ */
+export const COARSE_SOFTENED_KEPT = 0.9;
+/**
+ * In viewContrastLost the fine detail lost counts at most this many times the coarse contrast
+ * lost. x264 at CRF 49 on a 320x240 aerial view takes half the fine detail of every cell and keeps
+ * 0.93 of the coarse contrast; without the cap it scored 99 on the test set. A film's scatter takes
+ * at most about as much fine detail as its glare takes coarse contrast (spray mists: 0.25 and 0.15).
+ */
+export const FINE_PER_COARSE_LOST = 2;
+/**
+ * Correlation with the reference (mask.ts correlation) that a softened cell keeps. The cells that
+ * the films of the calibration set soften keep 0.74 or more in nine of ten (median 0.96-0.99); the
+ * few that benign kinds soften a median 0.55-0.78, mostly where a person in the reference has gone.
+ * The region is judged (COARSE_SOFTENED_KEPT) before its cells are, so that dropping cells does not
+ * split it into parts judged on fewer cells.
+ */
+export const SOFTENED_CORRELATION = 0.7;
 
 export interface VeilMeasurement {
   /** Share of the cells in view in the largest connected region of covered or veiled cells, 0..1. */
@@ -50,14 +83,21 @@ export interface VeilMeasurement {
   viewContrastKept: number;
   /** Median coarse contrast kept (mask.ts coarseKept) over the structured cells in view; 1 when none has coarse contrast. */
   viewCoarseKept: number;
+  /** Median fine detail kept (mask.ts detailKept) over the structured cells in view; 1 when none has fine detail. */
+  viewDetailKept: number;
   /**
-   * 2 - viewContrastKept - viewCoarseKept: the contrast the view as a whole lost, inside cells and
-   * between them. A veil over everything takes both; haze takes a little of both, heavy compression
-   * only the first, a gamma only the second (see VIEW_VEIL_CALIBRATION in scorer.ts).
+   * The contrast the view as a whole lost in fine detail, inside cells and between them: the sum of
+   * 1 - viewDetailKept, 1 - viewContrastKept and 1 - viewCoarseKept, where the fine detail lost
+   * counts at most twice the coarse contrast lost (FINE_PER_COARSE_LOST). A veil over everything
+   * takes all three; haze takes a little of each, evenly; heavy compression takes fine detail and
+   * keeps the coarse contrast; a gamma takes some of one or two (see VIEW_VEIL_CALIBRATION in
+   * scorer.ts).
    */
   viewContrastLost: number;
   /** Per cell: veiled (structured, not covered, lost its contrast). */
   veiled: boolean[];
+  /** Per cell: softened (in a region that lost its fine detail and its coarse contrast; not covered). */
+  softened: boolean[];
 }
 
 export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasurement {
@@ -65,13 +105,16 @@ export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasu
   const viewKept = kept.length > 0 ? median(kept) : 1;
   const coarse = [...Array(CELL_COUNT).keys()].filter((i) => mask.structured[i] && Number.isFinite(mask.coarseKept[i])).map((i) => mask.coarseKept[i]);
   const viewCoarse = coarse.length > 0 ? median(coarse) : 1;
+  const detail = [...Array(CELL_COUNT).keys()].filter((i) => mask.structured[i] && Number.isFinite(mask.detailKept[i])).map((i) => mask.detailKept[i]);
+  const viewDetail = detail.length > 0 ? median(detail) : 1;
   const threshold = viewKept < VIEW_VEILED_KEPT ? VIEW_VEILED_KEPT : VEIL_CONTRAST_KEPT;
   const veiled = Array.from(
     { length: CELL_COUNT },
     // a NaN coarse ratio (no contrast between cells to lose) does not clear a cell
     (_, i) => mask.structured[i] && !mask.covered[i] && mask.contrastKept[i] < threshold && !(mask.coarseKept[i] >= COARSE_VEILED_KEPT),
   );
-  const obscured = veiled.map((v, i) => v || mask.covered[i]);
+  const softened = softenedCells(mask);
+  const obscured = veiled.map((v, i) => v || softened[i] || mask.covered[i]);
   const inViewCount = inView.filter(Boolean).length;
   const structuredCount = mask.structured.filter(Boolean).length;
   return {
@@ -79,7 +122,27 @@ export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasu
     veiledShare: structuredCount > 0 ? veiled.filter(Boolean).length / structuredCount : 0,
     viewContrastKept: viewKept,
     viewCoarseKept: viewCoarse,
-    viewContrastLost: 2 - viewKept - viewCoarse,
+    viewDetailKept: viewDetail,
+    viewContrastLost: Math.min(1 - viewDetail, FINE_PER_COARSE_LOST * (1 - viewCoarse)) + (1 - viewKept) + (1 - viewCoarse),
     veiled,
+    softened,
   };
+}
+
+/** The cells, still correlated, of each connected group of cells that lost their fine detail where the group's coarse contrast did not hold. */
+function softenedCells(mask: MaskMeasurement): boolean[] {
+  const candidates = Array.from(
+    { length: CELL_COUNT },
+    (_, i) => mask.structured[i] && !mask.covered[i] && mask.detailKept[i] < DETAIL_SOFTENED_KEPT,
+  );
+  const softened = new Array<boolean>(CELL_COUNT).fill(false);
+  for (const region of connectedRegions(candidates)) {
+    // cells without contrast between them neither clear a region nor condemn it
+    const coarse = region.map((i) => mask.coarseKept[i]).filter(Number.isFinite);
+    if (coarse.length === 0 || median(coarse) >= COARSE_SOFTENED_KEPT) continue;
+    // a film keeps the structure behind it; a cell whose structure changed (a person in the
+    // reference who has gone) lost its fine detail for another reason
+    for (const i of region) softened[i] = mask.correlation[i] >= SOFTENED_CORRELATION;
+  }
+  return softened;
 }
