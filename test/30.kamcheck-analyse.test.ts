@@ -15,7 +15,7 @@ import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import cv from '../lib/video/opencv.js';
 import { BENIGN_KINDS, DEFAULT_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS, TamperKind } from '../testkit/kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
-import { applyLuts, defocus, gammaLut, solid } from '../testkit/kamcheck-fixtures/effects.js';
+import { applyLuts, defocus, gainLut, gammaLut, solid } from '../testkit/kamcheck-fixtures/effects.js';
 import { filmEffect } from '../testkit/kamcheck-fixtures/films.js';
 
 const FIXTURES = process.env.KAMCHECK_FIXTURES ?? DEFAULT_FIXTURE_DIR;
@@ -40,11 +40,11 @@ const CAUSE_OF: Record<TamperKind, keyof TamperCauses> = {
 
 /**
  * Semi-transparent kinds not flagged in every case (docs/kamcheck.md, known limits): a light grease
- * film over the bland part of a scene (vtest.avi's floor, a sky) and a thin paint mist take less
- * contrast and detail than mild haze does. Their cases are pending here; the dense smears and a
- * light film over a textured part of the view are tested below.
+ * film over the bland part of a scene (vtest.avi's floor, a sky) takes little contrast or detail
+ * that was there. Its cases are pending here; the dense smears and a light film over a textured
+ * part of the view are tested below.
  */
-const NOT_ALWAYS_DETECTED: ReadonlySet<TamperKind> = new Set(['smeared_partial', 'spray_mist']);
+const NOT_ALWAYS_DETECTED: ReadonlySet<TamperKind> = new Set(['smeared_partial']);
 /** Smear opacity from which every smear must be flagged (the kinds span 0.55-0.95). */
 const DENSE_SMEAR = 0.7;
 
@@ -172,6 +172,26 @@ describe('kamcheck analyseTamper on the generated test set', function () {
     // but keeps the contrast between cells: neither masked nor blurred.
     const soft = analyseTamper(clip.frames.map((f) => defocus(f, 0.002 * W)), reference);
     expect(soft.probability, describeResult(fixture, soft)).to.be.below(50);
+  });
+
+  it('flags a thin mist of coloured paint over the view, and neither a grey veil as thin nor a colour cast alone', function () {
+    const fixture = manifest.cases.find((c) => c.kind === 'none' && !c.scene.startsWith('vtest'))!;
+    const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 26);
+    const reference = readImage(path.join(FIXTURES, fixture.id, 'reference.png'));
+    const W = clip.width;
+    const H = clip.height;
+    const mist = (opacity: number, tint: [number, number, number]) =>
+      filmEffect({ opacity: solid(H, W, [255, 255, 255]).convertTo(cv.CV_32FC3, opacity / 255), scatterSigma: 0.006 * W, glare: 0.7, tint, lift: 20 }, W, H);
+    // orange paint at 0.2: its contrast loss alone is as small as a mild haze's, its colour is not
+    const orange = analyseTamper(clip.frames.map(mist(0.2, [0.3, 1.1, 1.3])), reference);
+    expect(orange.causes.masked, describeResult(fixture, orange)).to.be.at.least(50);
+    const grey = analyseTamper(clip.frames.map(mist(0.2, [0.9, 0.9, 0.9])), reference);
+    expect(grey.probability, describeResult(fixture, grey)).to.be.below(50);
+    const denseGrey = analyseTamper(clip.frames.map(mist(0.4, [0.9, 0.9, 0.9])), reference);
+    expect(denseGrey.causes.masked, describeResult(fixture, denseGrey)).to.be.at.least(50);
+    // the colours move as far, the contrast stays
+    const cast = analyseTamper(clip.frames.map((f) => applyLuts(f, [gainLut(0.75), gainLut(1), gainLut(1.2)])), reference);
+    expect(cast.probability, describeResult(fixture, cast)).to.be.below(50);
   });
 });
 

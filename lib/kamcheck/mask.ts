@@ -100,6 +100,12 @@ export interface MaskMeasurement {
   detailKept: Float32Array;
   /** Per structured cell, median over frames: the normalised cross-correlation of its structure with the reference's. NaN for other cells. */
   correlation: Float32Array;
+  /**
+   * The view's colour change, median over frames: the largest change of a channel's share (b, g,
+   * r) / (b + g + r), median over the cells in view. A coloured film or a colour cast moves it;
+   * haze and a change of light hardly do.
+   */
+  colourShift: number;
 }
 
 export function lowPass(m: cv.Mat): cv.Mat {
@@ -129,6 +135,7 @@ export function measureMask(
   const coarsePerFrame: Float32Array[] = [];
   const detailPerFrame: Float32Array[] = [];
   const correlationPerFrame: Float32Array[] = [];
+  const colourShiftPerFrame: number[] = [];
   const refDetail = detailRms(ref);
   const detailFrames = new Set(spread([...frames.keys()], DETAIL_FRAMES));
   const refCoarse = neighbourhoodMoments(r.mean);
@@ -137,6 +144,7 @@ export function measureMask(
     const f = lowPass(frame);
     const chroma = cellChromaticity(frameColours[k]);
     const colourShift = [0, 1, 2].map((c) => median(inViewCells.map((i) => chroma[3 * i + c] - refChroma[3 * i + c])));
+    colourShiftPerFrame.push(Math.max(...colourShift.map(Math.abs)));
     const colourDeparture = (i: number) =>
       Math.max(...[0, 1, 2].map((c) => Math.abs(chroma[3 * i + c] - refChroma[3 * i + c] - colourShift[c])));
     const fm = cellMoments(f);
@@ -220,6 +228,7 @@ export function measureMask(
     coarseKept,
     detailKept,
     correlation,
+    colourShift: median(colourShiftPerFrame),
   };
 }
 

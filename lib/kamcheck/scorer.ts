@@ -37,6 +37,13 @@ export const MASKED_CALIBRATION: Calibration = { centre: 0.1, width: 0.03 };
  * stay below, as thin as the haze on this measurement.
  */
 export const VIEW_VEIL_CALIBRATION: Calibration = { centre: 0.53, width: 0.06 };
+/**
+ * Tinted contrast lost (veil.ts tintedContrastLost: the view's contrast lost, weighed by how far its
+ * colours moved), for a thin mist of coloured paint. Calibration set: benign up to 0.215 (haze),
+ * gamma 0.209, a colour cast 0.132, every other benign kind 0.04 or less; spray mists 0.09-0.76
+ * (median 0.34).
+ */
+export const TINTED_VEIL_CALIBRATION: Calibration = { centre: 0.28, width: 0.04 };
 /** Exposure units (below): benign up to 0.56 (shadows, gamma 0.53), over/under-exposure from 0.82. */
 export const EXPOSURE_CALIBRATION: Calibration = { centre: 0.69, width: 0.15 };
 /** Share of still frame pairs: 0 on every benign case (all have motion), 1 on every frozen one. */
@@ -60,11 +67,13 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
   return {
     blur: -Math.log2(Math.max(m.blur.sharpnessRatio, 1e-3)),
     moved: m.shift.displacement,
-    // covered and veiled cells together (veil.ts): a smear is one piece with what it covers fully;
-    // or the view's overall contrast loss, put on the same axis (equal scores at equal values)
+    // covered, veiled and softened cells together (veil.ts): a smear is one piece with what it
+    // covers fully; or the view's overall contrast loss, plain or tinted, put on the same axis
+    // (equal scores at equal values)
     masked: Math.max(
       m.veil.obscuredFraction,
-      MASKED_CALIBRATION.centre + ((m.veil.viewContrastLost - VIEW_VEIL_CALIBRATION.centre) * MASKED_CALIBRATION.width) / VIEW_VEIL_CALIBRATION.width,
+      onMaskedAxis(m.veil.viewContrastLost, VIEW_VEIL_CALIBRATION),
+      onMaskedAxis(m.veil.tintedContrastLost, TINTED_VEIL_CALIBRATION),
     ),
     exposure: Math.max(
       Math.abs(m.exposure.stops) / EXPOSURE_STOPS_UNIT,
@@ -74,6 +83,11 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
     frozen: m.freeze.stillPairs,
     black: -m.black.brightest,
   };
+}
+
+/** A measurement calibrated as `c`, moved onto the masked cause's axis so that it scores the same there. */
+function onMaskedAxis(value: number, c: Calibration): number {
+  return MASKED_CALIBRATION.centre + ((value - c.centre) * MASKED_CALIBRATION.width) / c.width;
 }
 
 export function scoreCauses(m: TamperMeasurements): TamperCauses {

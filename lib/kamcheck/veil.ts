@@ -73,6 +73,13 @@ export const FINE_PER_COARSE_LOST = 2;
  * split it into parts judged on fewer cells.
  */
 export const SOFTENED_CORRELATION = 0.7;
+/**
+ * Colour shift (mask.ts colourShift) from which a view's contrast loss counts in full as a tinted
+ * veil. Calibration set: haze moves the colours 0.001-0.010, gamma up to 0.033, spray mists
+ * 0.003-0.059 (median 0.023); a colour cast (0.014-0.080) or dusk (0.015-0.050) moves them as far
+ * but loses no contrast.
+ */
+export const TINT_SHIFT = 0.02;
 
 export interface VeilMeasurement {
   /** Share of the cells in view in the largest connected region of covered or veiled cells, 0..1. */
@@ -94,6 +101,12 @@ export interface VeilMeasurement {
    * scorer.ts).
    */
   viewContrastLost: number;
+  /**
+   * viewContrastLost weighed by how far the view's colours moved (mask.ts colourShift), in full
+   * from TINT_SHIFT: paint is coloured, so a mist of it moves every colour toward its own, where
+   * haze and fog are near-grey airlight and a gamma keeps the hues.
+   */
+  tintedContrastLost: number;
   /** Per cell: veiled (structured, not covered, lost its contrast). */
   veiled: boolean[];
   /** Per cell: softened (in a region that lost its fine detail and its coarse contrast; not covered). */
@@ -114,6 +127,7 @@ export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasu
     (_, i) => mask.structured[i] && !mask.covered[i] && mask.contrastKept[i] < threshold && !(mask.coarseKept[i] >= COARSE_VEILED_KEPT),
   );
   const softened = softenedCells(mask);
+  const lost = Math.min(1 - viewDetail, FINE_PER_COARSE_LOST * (1 - viewCoarse)) + (1 - viewKept) + (1 - viewCoarse);
   const obscured = veiled.map((v, i) => v || softened[i] || mask.covered[i]);
   const inViewCount = inView.filter(Boolean).length;
   const structuredCount = mask.structured.filter(Boolean).length;
@@ -123,7 +137,8 @@ export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasu
     viewContrastKept: viewKept,
     viewCoarseKept: viewCoarse,
     viewDetailKept: viewDetail,
-    viewContrastLost: Math.min(1 - viewDetail, FINE_PER_COARSE_LOST * (1 - viewCoarse)) + (1 - viewKept) + (1 - viewCoarse),
+    viewContrastLost: lost,
+    tintedContrastLost: lost * Math.min(1, mask.colourShift / TINT_SHIFT),
     veiled,
     softened,
   };
