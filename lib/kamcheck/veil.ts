@@ -9,7 +9,7 @@
 // contrast between cells (coarseKept); haze takes a little of everything, evenly. Measurement:
 //  - softened cells: a connected group of cells that kept less than DETAIL_SOFTENED_KEPT of their
 //    fine detail, and whose median coarse contrast did not hold (a light smear over part of the
-//    view);
+//    view), less the cells whose structure no longer correlates with the reference's;
 //  - veiled cells: structured cells that kept less than VEIL_CONTRAST_KEPT of their contrast and
 //    whose coarse contrast did not hold, or less than VIEW_VEILED_KEPT when the view as a whole
 //    kept less than that (a light coat over everything);
@@ -85,7 +85,7 @@ export const SOFTENED_CORRELATION = 0.7;
 export const TINT_SHIFT = 0.02;
 
 export interface VeilMeasurement {
-  /** Share of the cells in view in the largest connected region of covered or veiled cells, 0..1. */
+  /** Share of the cells in view in the largest connected region of covered, veiled or softened cells, 0..1. */
   obscuredFraction: number;
   /** Share of the structured cells in view that are veiled (not covered), connected or not. */
   veiledShare: number;
