@@ -154,10 +154,16 @@ describe('kamcheck analyseTamper on the generated test set', function () {
     expect(darker.probability, JSON.stringify(darker)).to.be.below(50);
   });
 
-  it('flags a light film over part of the view as masked, and not a slight defocus of all of it', function () {
+  /** The untampered case of a textured still scene (not vtest.avi's bland floor), decoded. */
+  function texturedUntampered() {
     const fixture = manifest.cases.find((c) => c.kind === 'none' && !c.scene.startsWith('vtest'))!;
     const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 26);
     const reference = readImage(path.join(FIXTURES, fixture.id, 'reference.png'));
+    return { fixture, clip, reference };
+  }
+
+  it('flags a light film over part of the view as masked, and not a slight defocus of all of it', function () {
+    const { fixture, clip, reference } = texturedUntampered();
     const W = clip.width;
     const H = clip.height;
     // a film of opacity 0.55 over the left 45% of the view, scattering by 1.5% of the width, 20% of
@@ -175,9 +181,7 @@ describe('kamcheck analyseTamper on the generated test set', function () {
   });
 
   it('flags a thin mist of coloured paint over the view, and neither a grey veil as thin nor a colour cast alone', function () {
-    const fixture = manifest.cases.find((c) => c.kind === 'none' && !c.scene.startsWith('vtest'))!;
-    const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 26);
-    const reference = readImage(path.join(FIXTURES, fixture.id, 'reference.png'));
+    const { fixture, clip, reference } = texturedUntampered();
     const W = clip.width;
     const H = clip.height;
     const mist = (opacity: number, tint: [number, number, number]) =>
