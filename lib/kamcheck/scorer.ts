@@ -26,7 +26,7 @@ export interface Calibration {
 export const BLUR_CALIBRATION: Calibration = { centre: 3.2, width: 0.4 };
 /** Corner displacement / width: benign up to 0.005, moved from 0.051 (a 3 degree turn alone is ~0.03). */
 export const MOVED_CALIBRATION: Calibration = { centre: 0.018, width: 0.006 };
-/** Largest covered, veiled or softened region / cells in view: benign up to 0.078 (gamma; shadows 0.073), partial smears from 0.125, masks from 0.146 (30% of the view). */
+/** Largest covered, veiled or softened region / cells in view: benign up to 0.073 (shadows), partial smears from 0.125, masks from 0.146 (30% of the view). */
 export const MASKED_CALIBRATION: Calibration = { centre: 0.1, width: 0.03 };
 /**
  * View contrast lost (veil.ts viewContrastLost: what the view lost in fine detail, within cells and
