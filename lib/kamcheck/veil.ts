@@ -94,18 +94,11 @@ export const TINT_SHIFT = 0.02;
 export interface VeilMeasurement {
   /** Share of the cells in view in the largest connected region of covered, veiled or softened cells, 0..1. */
   obscuredFraction: number;
-  /** Share of the structured cells in view that are veiled (not covered), connected or not. */
-  veiledShare: number;
-  /** Median contrast kept over the structured cells in view. */
-  viewContrastKept: number;
-  /** Median coarse contrast kept (mask.ts coarseKept) over the structured cells in view; 1 when none has coarse contrast. */
-  viewCoarseKept: number;
-  /** Median fine detail kept (mask.ts detailKept) over the structured cells in view; 1 when none has fine detail. */
-  viewDetailKept: number;
   /**
    * The contrast the view as a whole lost in fine detail, inside cells and between them: the sum of
-   * 1 - viewDetailKept, 1 - viewContrastKept and 1 - viewCoarseKept, where the fine detail lost
-   * counts at most twice the coarse contrast lost (FINE_PER_COARSE_LOST). A veil over everything
+   * 1 minus the median over the structured cells of each of mask.ts detailKept, contrastKept and
+   * coarseKept, where the fine detail lost counts at most twice the coarse contrast lost
+   * (FINE_PER_COARSE_LOST). A veil over everything
    * takes all three; haze takes a little of each, evenly; heavy compression takes fine detail and
    * keeps the coarse contrast; a gamma takes some of one or two (see VIEW_VEIL_CALIBRATION in
    * scorer.ts).
@@ -124,12 +117,9 @@ export interface VeilMeasurement {
 }
 
 export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasurement {
-  const kept = [...Array(CELL_COUNT).keys()].filter((i) => mask.structured[i] && Number.isFinite(mask.contrastKept[i])).map((i) => mask.contrastKept[i]);
-  const viewKept = kept.length > 0 ? median(kept) : 1;
-  const coarse = [...Array(CELL_COUNT).keys()].filter((i) => mask.structured[i] && Number.isFinite(mask.coarseKept[i])).map((i) => mask.coarseKept[i]);
-  const viewCoarse = coarse.length > 0 ? median(coarse) : 1;
-  const detail = [...Array(CELL_COUNT).keys()].filter((i) => mask.structured[i] && Number.isFinite(mask.detailKept[i])).map((i) => mask.detailKept[i]);
-  const viewDetail = detail.length > 0 ? median(detail) : 1;
+  const viewKept = viewMedian(mask.contrastKept);
+  const viewCoarse = viewMedian(mask.coarseKept);
+  const viewDetail = viewMedian(mask.detailKept);
   const threshold = viewKept < VIEW_VEILED_KEPT ? VIEW_VEILED_KEPT : VEIL_CONTRAST_KEPT;
   const veiled = Array.from(
     { length: CELL_COUNT },
@@ -140,18 +130,19 @@ export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasu
   const lost = Math.min(1 - viewDetail, FINE_PER_COARSE_LOST * (1 - viewCoarse)) + (1 - viewKept) + (1 - viewCoarse);
   const obscured = veiled.map((v, i) => v || softened[i] || mask.covered[i]);
   const inViewCount = inView.filter(Boolean).length;
-  const structuredCount = mask.structured.filter(Boolean).length;
   return {
     obscuredFraction: inViewCount > 0 ? largestRegion(obscured) / inViewCount : 0,
-    veiledShare: structuredCount > 0 ? veiled.filter(Boolean).length / structuredCount : 0,
-    viewContrastKept: viewKept,
-    viewCoarseKept: viewCoarse,
-    viewDetailKept: viewDetail,
     viewContrastLost: lost,
     tintedContrastLost: lost * Math.min(1, mask.colourShift / TINT_SHIFT),
     veiled,
     softened,
   };
+}
+
+/** Median of a per-cell ratio of mask.ts over the cells that have one (NaN elsewhere); 1 when none has. */
+function viewMedian(perCell: Float32Array): number {
+  const values = Array.from(perCell).filter(Number.isFinite);
+  return values.length > 0 ? median(values) : 1;
 }
 
 /**
