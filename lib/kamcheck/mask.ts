@@ -54,7 +54,8 @@ export const CONTRAST_DARK_OFFSET = 10;
  * 320): detail of 2-6 px, which a film's scatter takes (its defocus is 1-10 px at the working size)
  * and sensor noise, already low-passed, hardly reaches. It is computed at half the working size,
  * which holds that band and costs a quarter (each float operation on a 320 px picture costs ~1 ms
- * here); sigma 4 there made gamma's largest region 0.089 of the view (3: 0.078).
+ * here). Before softened cells needed groups of 4, sigma 4 made gamma's largest region 0.089 of the
+ * view and 3 made it 0.078.
  */
 export const DETAIL_BAND_SIGMA = 3;
 /** Frames (spread over the clip's) whose fine detail is measured: a median of 3 already ignores a passer-by. */
