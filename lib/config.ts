@@ -23,6 +23,12 @@ export interface Config {
   publicBaseUrl: string | null;
   /** Retention of result files and links, in days. @defaultValue 7 (`RESULT_TTL_DAYS`) */
   resultTtlDays: number;
+  /**
+   * Finished task records older than this are deleted, hourly, except the newest 50 of each
+   * analytic (the history contract); cameras and their references stay. @defaultValue 90
+   * (`RECORD_RETENTION_DAYS`)
+   */
+  recordRetentionDays: number;
   /** Analytics worker processes; 0 makes a node that answers the API and runs no jobs. @defaultValue number of CPU cores (`WORKERS`) */
   workers: number;
   /**
@@ -112,6 +118,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     credentials: env.AUTH_CREDENTIALS ? parseCredentials(env.AUTH_CREDENTIALS, 'AUTH_CREDENTIALS') : null,
     publicBaseUrl: env.PUBLIC_BASE_URL ? baseUrl(env.PUBLIC_BASE_URL) : null,
     resultTtlDays: number(env, 'RESULT_TTL_DAYS', 7, 0.0001, 3650),
+    recordRetentionDays: number(env, 'RECORD_RETENTION_DAYS', 90, 0.0001, 36500),
     workers: integer(env, 'WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
     databaseUrl: env.DATABASE_URL ? databaseUrl(env.DATABASE_URL) : null,
     nodeId: env.NODE_ID ? nodeId(env.NODE_ID) : null,

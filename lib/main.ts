@@ -2,6 +2,7 @@
 import { ConfigError, loadConfig } from './config.js';
 import { createLogger } from './log.js';
 import { startService } from './service.js';
+import { NameTakenError, SchemaTooNewError } from './db/errors.js';
 
 const logger = createLogger();
 
@@ -45,5 +46,7 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   logger.fatal({ err }, 'the service could not start');
+  // A clash of names or a database of a newer release is the operator's to fix: said plainly.
+  if (err instanceof NameTakenError || err instanceof SchemaTooNewError) console.error(`cannot start: ${err.message}`);
   process.exit(1);
 });

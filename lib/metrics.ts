@@ -54,7 +54,7 @@ export class ServiceMetrics {
 
     new Gauge({
       name: 'vaa_jobs',
-      help: 'Jobs in the store by analytic and state (queued, processing, done, failed)',
+      help: 'Jobs by analytic and state: queued and processing now, done and failed since the store began (record retention does not lower them)',
       labelNames: ['analytic', 'state'],
       registers,
       async collect() {

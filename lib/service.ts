@@ -11,18 +11,22 @@ import type { Config } from './config.js';
 import { createApp } from './http/app.js';
 import { resolveCredentials, type ResolvedCredentials } from './http/credentials.js';
 import { JobQueue } from './jobs/queue.js';
-import type { JobStore } from './jobs/store.js';
-import { openJobStore } from './jobs/open-store.js';
+import { JobStore } from './jobs/store.js';
+import { jobsSchema } from './jobs/schema.js';
+import { openDatabase } from './db/open-database.js';
 import { cameraFinishHook } from './cameras/check-outcome.js';
-import { cameraStateCounts } from './cameras/camera-store.js';
+import { cameraStateCounts, forgetChecksOfJobs } from './cameras/camera-store.js';
+import { camerasSchema } from './cameras/schema.js';
+import { webhooksSchema } from './webhooks/schema.js';
 import { WorkerPool } from './jobs/worker-pool.js';
-import { PARTIAL_SUFFIX, partialResultsDir, startRetentionSweeper, sweepResults } from './jobs/retention.js';
+import { startRetentionSweeper, sweepResults } from './jobs/retention.js';
+import { PARTIAL_SUFFIX, partialResultsDir } from './jobs/published-results.js';
+import { startRecordRetention, sweepRecords, type RecordSweep } from './jobs/record-retention.js';
 import { ResultLinks } from './http/result-links.js';
 import { analytics, servedAnalytics } from './analytics.js';
 import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
 import { ServiceMetrics } from './metrics.js';
 import { answerClientError } from './http/client-error.js';
-import { composeFinishHooks } from './jobs/finish-hooks.js';
 import { presentTask } from './http/task-view.js';
 import { presentFaceLogTaskAt } from './facelog/task-view.js';
 import { faceLogAnalytic } from './facelog/analytic.js';
@@ -52,6 +56,8 @@ export interface RunningService {
   webhookSecret: WebhookSecret;
   /** Deletes expired result files now (the sweeper also runs hourly); resolves with the folders removed. */
   sweepResults(): Promise<number>;
+  /** Deletes task records past RECORD_RETENTION_DAYS now (also at start and hourly). */
+  sweepRecords(): Promise<RecordSweep>;
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -84,7 +90,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
   const credentials = resolveCredentials(config);
   const webhookSecret = resolveWebhookSecret(config);
-  const store = await openJobStore(config, logger);
+  const db = await openDatabase(config, logger);
+  let store: JobStore;
+  try {
+    store = await JobStore.open(db, [jobsSchema, camerasSchema, webhooksSchema]);
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
   await removeStaleJobFolders(jobsDir, store, logger);
   // The node's name needs the port it listens on: the server listens first and gets its request
   // handler in the same turn of the event loop, before any request can arrive.
@@ -100,6 +113,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
   }
   const { port } = server.address() as AddressInfo;
   const nodeId = config.nodeId ?? `${os.hostname()}:${port}`;
+  try {
+    // Two nodes of one name would release each other's leases.
+    await db.holdName(nodeId);
+  } catch (err) {
+    await new Promise((r) => server.close(r));
+    await store.close();
+    throw err;
+  }
   // One box owns DATA_DIR; nodes sharing it keep their unfinished uploads in a folder of their own.
   const tmpDir = store.shared ? path.join(config.dataDir, 'tmp', nodeId.replace(/[^\w.-]/g, '_')) : path.join(config.dataDir, 'tmp');
   fs.rmSync(tmpDir, { recursive: true, force: true }); // uploads cut off by this node's previous stop
@@ -121,8 +142,8 @@ export async function startService(config: Config, logger: Logger, options: Serv
     workerRestarts: () => pool.restarts,
     workerPids: () => pool.pids,
     freeDiskBytes: () => storage.freeBytes(),
-    webhooksPending: () => pendingDeliveries(store),
-    cameraStates: () => cameraStateCounts(store),
+    webhooksPending: () => pendingDeliveries(db),
+    cameraStates: () => cameraStateCounts(db),
   });
   const queue = new JobQueue({
     store,
@@ -168,12 +189,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
     job.analytic === faceLogAnalytic.name ? presentFaceLogTaskAt(job, { links, resultTtlMs }, webhookBase) : presentTask(job);
   const onFinishError = (err: unknown, job: JobRecord) => logger.error({ err, job_id: job.id }, 'recording what follows from the job outcome failed; undone');
   const cameraHook = cameraFinishHook({
-    dataDir: config.dataDir,
     alarmAfter: config.alarmAfter,
     clearAfter: config.clearAfter,
     targets: { webhookUrl: config.webhookUrl },
   });
-  store.onFinish(composeFinishHooks([webhookFinishHook({ webhookUrl: config.webhookUrl }, taskView), cameraHook], onFinishError), onFinishError);
+  store.onFinish(webhookFinishHook({ webhookUrl: config.webhookUrl }, taskView), onFinishError);
+  store.onFinish(cameraHook, onFinishError);
+  store.onPurge(forgetChecksOfJobs);
   const webhooks = new WebhookDispatcher({
     store,
     logger,
@@ -189,11 +211,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const resumed = store.shared ? released : await store.unfinishedCount();
   if (resumed > 0) logger.info({ resumed }, 'runs again the jobs left unfinished by the last run');
   const stopSweeper = startRetentionSweeper(retention);
+  const records = { store, retentionMs: config.recordRetentionDays * 24 * 60 * 60 * 1000, logger, now };
+  const stopRecordSweeper = startRecordRetention(records);
 
   let stopped: Promise<void> | null = null;
   const stop = (graceMs = STOP_GRACE_MS) =>
     (stopped ??= (async () => {
       stopSweeper();
+      stopRecordSweeper();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await Promise.all([queue.stop(graceMs), webhooks.stop(graceMs)]);
@@ -205,7 +230,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await store.close();
     })());
 
-  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, webhooks, webhookSecret, sweepResults: () => sweepResults(retention), stop };
+  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, webhooks, webhookSecret, sweepResults: () => sweepResults(retention), sweepRecords: () => sweepRecords(records), stop };
 }
 
 /**

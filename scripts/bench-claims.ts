@@ -6,7 +6,7 @@
 // `SELECT 1` (ping()) on the same K connections for a second: the ratio of the two says what a
 // claim costs in round trips, which varies less than either figure on a shared machine.
 //
-// PostgreSQL: one PgJobStore, K of its pool's connections claiming. K nodes would each add a
+// PostgreSQL: one JobStore, K of its pool's connections claiming. K nodes would each add a
 // LISTEN connection, and the server would send each of them every notification: left out here.
 // First on the durable server (startBenchPostgres), then with fsync and full-page writes off as
 // the tests run it: the two bracket a disk that flushes slowly (this machine's) and one that
@@ -20,9 +20,9 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { pino } from 'pino';
-import { PgJobStore } from '../lib/jobs/pg-store.js';
-import { SqliteJobStore } from '../lib/jobs/sqlite-store.js';
-import type { JobStore } from '../lib/jobs/store.js';
+import { PostgresDatabase } from '../lib/db/postgres-database.js';
+import { SqliteDatabase } from '../lib/db/sqlite-database.js';
+import { JobStore } from '../lib/jobs/store.js';
 import { median } from '../lib/stats.js';
 import type { PrivatePostgres } from '../testkit/postgres.js';
 import { BENCH_QUERY_TAG, configure, withClient } from './bench-deployment.js';
@@ -73,7 +73,7 @@ export async function benchClaims(postgres: PrivatePostgres, o: ClaimOptions): P
   await configure(postgres, { fsync: 'off', full_page_writes: 'off' });
   await postgresRows(postgres.url, o, 'PostgreSQL, fsync off (as in tests)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-claims-'));
-  const sqlite = new SqliteJobStore(path.join(dir, 'jobs.sqlite'));
+  const sqlite = await JobStore.open(new SqliteDatabase(path.join(dir, 'jobs.sqlite')));
   try {
     const rounds: Round[] = [];
     for (let r = 0; r < o.rounds; r++) rounds.push(await round(sqlite, 1, o.jobs, `sqlite-r${r}`));
@@ -86,14 +86,14 @@ export async function benchClaims(postgres: PrivatePostgres, o: ClaimOptions): P
 }
 
 async function postgresRows(url: string, o: ClaimOptions, label: string): Promise<void> {
-  await withClient(url, (c) => c.query(`${BENCH_QUERY_TAG} DROP TABLE IF EXISTS jobs, schema_version`));
+  await withClient(url, (c) => c.query(`${BENCH_QUERY_TAG} DROP TABLE IF EXISTS jobs, job_totals, job_idempotency_keys, schema_version, schema_modules`));
   for (const k of o.claimers) {
-    const store = await PgJobStore.open({ url, logger, poolSize: Math.max(k, INSERTERS) });
+    const store = await JobStore.open(await PostgresDatabase.open({ url, logger, poolSize: Math.max(k, INSERTERS) }));
     try {
       const rounds: Round[] = [];
       await resetStatementStats(url);
       for (let r = 0; r < o.rounds; r++) {
-        await withClient(url, (c) => c.query(`${BENCH_QUERY_TAG} TRUNCATE jobs`));
+        await withClient(url, (c) => c.query(`${BENCH_QUERY_TAG} TRUNCATE jobs, job_totals`));
         rounds.push(await round(store, k, o.jobs, `k${k}r${r}`));
       }
       printRow(label, k, rounds, await serverMs(url));
@@ -154,7 +154,7 @@ async function commitRates(url: string, o: ClaimOptions): Promise<string[]> {
  */
 async function historyRound(url: string, o: ClaimOptions): Promise<string[]> {
   await withClient(url, async (admin) => {
-    await admin.query(`${BENCH_QUERY_TAG} TRUNCATE jobs`);
+    await admin.query(`${BENCH_QUERY_TAG} TRUNCATE jobs, job_totals`);
     await admin.query(
       `${BENCH_QUERY_TAG} INSERT INTO jobs (id, analytic, state, attempts, created_at, started_at, finished_at, message, input, result, lease_owner)
          SELECT 'old-' || i, 'kamcheck', 'done', 1, i, i, i, 'Done', '{"videoPath":"/data/jobs/x/input/video"}', '{"tampered":false}', 'node-1'
@@ -164,7 +164,7 @@ async function historyRound(url: string, o: ClaimOptions): Promise<string[]> {
     await admin.query(`${BENCH_QUERY_TAG} VACUUM ANALYZE jobs`);
   });
   const k = o.claimers.includes(4) ? 4 : o.claimers[0];
-  const store = await PgJobStore.open({ url, logger, poolSize: Math.max(k, INSERTERS) });
+  const store = await JobStore.open(await PostgresDatabase.open({ url, logger, poolSize: Math.max(k, INSERTERS) }));
   try {
     await resetStatementStats(url);
     const rounds: Round[] = [];

@@ -1,16 +1,9 @@
 // The job store's contract (lib/jobs/store.ts), on both backends: records and history, claims
 // and leases fenced by attempt, many claimers at once, events, exclusive duties and migrations.
-import fs from 'node:fs';
-import path from 'node:path';
-import Database from 'better-sqlite3';
 import { expect } from 'chai';
-import pg from 'pg';
-import { pino } from 'pino';
-import { PgJobStore } from '../lib/jobs/pg-store.js';
-import { SqliteJobStore } from '../lib/jobs/sqlite-store.js';
 import type { Claim, JobRecord, JobStore, StoreEvent } from '../lib/jobs/store.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
-import { describeBackends, newDatabaseUrl } from './helpers/backends.js';
+import { describeBackends } from './helpers/backends.js';
 
 /** A lease that runs out during the test: SHORT_LEASE_MS, then LEASE_RUNS_OUT_MS of waiting. */
 const SHORT_LEASE_MS = 50;
@@ -20,25 +13,6 @@ const LONG_LEASE_MS = 30_000;
 /** Events arrive after the write (PostgreSQL: through the server); this is how long a test waits for one. */
 const EVENT_WAIT_MS = 5000;
 
-/** The schema of the first release, whose files carry no user_version (lib/jobs/sqlite-store.ts, MIGRATIONS[0]). */
-const FIRST_RELEASE_SQLITE_SCHEMA = `
-  CREATE TABLE IF NOT EXISTS jobs (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    id TEXT NOT NULL UNIQUE,
-    analytic TEXT NOT NULL,
-    state TEXT NOT NULL,
-    attempts INTEGER NOT NULL DEFAULT 0,
-    created_at INTEGER NOT NULL,
-    finished_at INTEGER,
-    message TEXT NOT NULL,
-    input TEXT NOT NULL,
-    result TEXT,
-    error TEXT
-  );
-  CREATE INDEX IF NOT EXISTS jobs_by_analytic ON jobs (analytic, seq DESC);
-  CREATE INDEX IF NOT EXISTS jobs_unfinished ON jobs (state) WHERE state IN ('queued', 'processing');`;
-
-const silent = pino({ level: 'silent' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const claimOf = (job: JobRecord): Claim => ({ id: job.id, attempt: job.attempts });
 
@@ -112,6 +86,7 @@ describeBackends('job store', function (backend) {
         input,
         result: null,
         error: null,
+        report: null,
         startedAt: null,
         leaseOwner: null,
       });
@@ -222,11 +197,11 @@ describeBackends('job store', function (backend) {
 
       await store.setMessage(current, 'Processing frame 3 of 25');
       expect((await store.get('x'))!.message).to.equal('Processing frame 3 of 25');
-      expect(await store.complete(current, 'Tampering probability 12%', { probability: 12 }, 5_000_000)).to.equal(true);
+      expect(await store.complete(current, 'Tampering probability 12%', { probability: 12 }, {}, 5_000_000)).to.equal(true);
       const done = await store.get('x');
       expect(done).to.deep.include({ state: 'done', attempts: 2, message: 'Tampering probability 12%', result: { probability: 12 }, error: null, finishedAt: 5_000_000, leaseOwner: 'n2' });
       // Recorded once: the same attempt's later writes change nothing, and a finished job is claimed by no one.
-      expect(await store.complete(current, 'again', { probability: 99 }, 6_000_000)).to.equal(false);
+      expect(await store.complete(current, 'again', { probability: 99 }, {}, 6_000_000)).to.equal(false);
       expect(await store.fail(current, { code: 'internal_error', message: 'again' })).to.equal(false);
       expect(await store.requeue(current, 'Queued again')).to.equal(false);
       expect(await store.renew(current, LONG_LEASE_MS)).to.equal(false);
@@ -252,7 +227,7 @@ describeBackends('job store', function (backend) {
       await insert('x');
       await insert('y');
       const x = (await store.claim('n1', LONG_LEASE_MS))!;
-      expect(await store.fail(claimOf(x), { code: 'decode_failed', message: 'Cannot decode video clip.mp4' }, { frames_processed: 3 }, 7_000_000)).to.equal(true);
+      expect(await store.fail(claimOf(x), { code: 'decode_failed', message: 'Cannot decode video clip.mp4' }, { frames_processed: 3 }, {}, 7_000_000)).to.equal(true);
       expect(await store.get('x')).to.deep.include({
         state: 'failed',
         message: 'Cannot decode video clip.mp4',
@@ -403,142 +378,33 @@ describeBackends('job store', function (backend) {
           ran.push(who);
           await sleep(300);
         };
-        const results = await Promise.all([a.exclusive('retention', duty('a')), b.exclusive('retention', duty('b'))]);
+        const results = await Promise.all([a.db.exclusive('retention', duty('a')), b.db.exclusive('retention', duty('b'))]);
         expect(ran).to.have.length(1);
         expect(results).to.deep.equal(ran[0] === 'a' ? [true, false] : [false, true]);
 
         // While a holds it, b is refused; a duty of another name runs beside it.
         let release!: () => void;
-        const holding = a.exclusive('retention', () => new Promise<void>((r) => (release = r)));
+        const holding = a.db.exclusive('retention', () => new Promise<void>((r) => (release = r)));
         while (!release) await sleep(10);
-        expect(await b.exclusive('retention', duty('b'))).to.equal(false);
-        expect(await b.exclusive('other-duty', duty('b-other'))).to.equal(true);
+        expect(await b.db.exclusive('retention', duty('b'))).to.equal(false);
+        expect(await b.db.exclusive('other-duty', duty('b-other'))).to.equal(true);
         release();
         expect(await holding).to.equal(true);
-        expect(await b.exclusive('retention', duty('b'))).to.equal(true);
+        expect(await b.db.exclusive('retention', duty('b'))).to.equal(true);
         expect(ran.slice(1)).to.deep.equal(['b-other', 'b']);
 
         // A duty that throws lets go as well, and its error reaches the caller.
-        const err = await rejection(a.exclusive('retention', async () => Promise.reject(new Error('sweep failed'))));
+        const err = await rejection(a.db.exclusive('retention', async () => Promise.reject(new Error('sweep failed'))));
         expect(err.message).to.equal('sweep failed');
-        expect(await b.exclusive('retention', duty('b'))).to.equal(true);
+        expect(await b.db.exclusive('retention', duty('b'))).to.equal(true);
       });
     } else {
       it('one box runs the duty (its caller keeps it from running twice); a duty that throws reaches the caller', async () => {
         const ran: string[] = [];
-        expect(await store.exclusive('retention', async () => void ran.push('sweep'))).to.equal(true);
+        expect(await store.db.exclusive('retention', async () => void ran.push('sweep'))).to.equal(true);
         expect(ran).to.deep.equal(['sweep']);
-        const err = await rejection(store.exclusive('retention', async () => Promise.reject(new Error('sweep failed'))));
+        const err = await rejection(store.db.exclusive('retention', async () => Promise.reject(new Error('sweep failed'))));
         expect(err.message).to.equal('sweep failed');
-      });
-    }
-  });
-
-  describe('migrations', () => {
-    if (backend.name === 'sqlite') {
-      it('a file of the first release (no user_version) is upgraded on open: its rows readable and claimable', async () => {
-        const file = path.join(dir, 'old', 'jobs.sqlite');
-        fs.mkdirSync(path.dirname(file));
-        const old = new Database(file);
-        old.exec(FIRST_RELEASE_SQLITE_SCHEMA);
-        const row = old.prepare(
-          'INSERT INTO jobs (id, analytic, state, attempts, created_at, finished_at, message, input, result, error) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
-        );
-        row.run('queued-1', 'kamcheck', 'queued', 0, 1000, null, 'Queued', '{"video":"a.mp4"}', null, null);
-        row.run('done-1', 'face_log', 'done', 1, 1001, 2001, 'Found 1 sightings', '{"video":"b.mp4"}', '{"sightings":[1]}', null);
-        // Running when the first release stopped.
-        row.run('running-1', 'kamcheck', 'processing', 1, 1002, null, 'Processing frame 3 of 25', '{}', null, null);
-        row.run('failed-1', 'kamcheck', 'failed', 1, 1003, 2003, 'no', '{}', null, '{"code":"decode_failed","message":"no"}');
-        row.run('queued-2', 'kamcheck', 'queued', 0, 1004, null, 'Queued', '{}', null, null);
-        expect(old.pragma('user_version', { simple: true })).to.equal(0);
-        old.close();
-
-        const upgraded = new SqliteJobStore(file);
-        opened.push(upgraded);
-        expect(upgraded.schemaVersion).to.equal(4);
-        expect(await upgraded.get('done-1')).to.deep.equal({
-          id: 'done-1',
-          analytic: 'face_log',
-          state: 'done',
-          attempts: 1,
-          createdAt: 1001,
-          finishedAt: 2001,
-          message: 'Found 1 sightings',
-          input: { video: 'b.mp4' },
-          result: { sightings: [1] },
-          error: null,
-          startedAt: null,
-          leaseOwner: null,
-        });
-        expect((await upgraded.get('failed-1'))!.error).to.deep.equal({ code: 'decode_failed', message: 'no' });
-        expect((await upgraded.recent('kamcheck', 10)).map((j) => j.id)).to.deep.equal(['queued-2', 'failed-1', 'running-1', 'queued-1']);
-        expect(await upgraded.unfinishedCount()).to.equal(3);
-        const claimed: JobRecord[] = [];
-        for (let job; (job = await upgraded.claim('n1', LONG_LEASE_MS)); ) claimed.push(job);
-        expect(claimed.map((j) => [j.id, j.attempts])).to.deep.equal([['queued-1', 1], ['running-1', 2], ['queued-2', 1]]);
-        expect(claimed[0].input).to.deep.equal({ video: 'a.mp4' });
-        expect(await upgraded.complete(claimOf(claimed[1]), 'ok', { probability: 3 })).to.equal(true);
-        await upgraded.close();
-        opened.pop();
-
-        // Opened again: at the same version (the upgrade does not run twice), the data kept.
-        const again = new SqliteJobStore(file);
-        opened.push(again);
-        expect(again.schemaVersion).to.equal(4);
-        expect(await again.get('running-1')).to.deep.include({ state: 'done', attempts: 2, result: { probability: 3 } });
-      });
-
-      it('a new file starts at the latest schema version', async () => {
-        expect((store as SqliteJobStore).schemaVersion).to.equal(4);
-      });
-    } else {
-      const query = async (url: string, sql: string) => {
-        const client = new pg.Client({ connectionString: url });
-        await client.connect();
-        try {
-          return (await client.query(sql)).rows;
-        } finally {
-          await client.end();
-        }
-      };
-
-      it('nodes that open one new database at once all succeed; it is migrated once, and opened again keeps its data', async () => {
-        const url = await newDatabaseUrl();
-        const nodes = await Promise.all(Array.from({ length: 6 }, () => PgJobStore.open({ url, logger: silent })));
-        opened.push(...nodes);
-        for (const node of nodes) expect(await node.schemaVersion()).to.equal(3);
-        expect(await query(url, 'SELECT version FROM schema_version')).to.deep.equal([{ version: 3 }]);
-        const inserted = await nodes[0].insert({ id: 'kept', analytic: 'kamcheck', input: { video: 'a.mp4' } });
-        expect(await nodes[5].get('kept')).to.deep.equal(inserted);
-        for (const node of nodes) await node.close();
-        opened = opened.filter((s) => !nodes.includes(s as PgJobStore));
-
-        const again = await PgJobStore.open({ url, logger: silent });
-        opened.push(again);
-        expect(await again.schemaVersion()).to.equal(3);
-        expect(await again.get('kept')).to.deep.equal(inserted);
-      });
-
-      it('close leaves no connection behind, even right after open (its LISTEN connection may still be opening)', async () => {
-        const url = await newDatabaseUrl();
-        const database = new URL(url).pathname.slice(1);
-        const sessions = async () => (await query(url, `SELECT pid FROM pg_stat_activity WHERE datname = '${database}' AND pid <> pg_backend_pid()`)).length;
-        for (let i = 0; i < 3; i++) {
-          const node = await PgJobStore.open({ url, logger: silent });
-          await node.close();
-        }
-        // A connection still opening when close ran would show up by now and stay.
-        await sleep(500);
-        expect(await sessions()).to.equal(0);
-      });
-
-      it('refuses a database of a newer schema version than it knows', async () => {
-        const url = await newDatabaseUrl();
-        const first = await PgJobStore.open({ url, logger: silent });
-        await first.close();
-        await query(url, 'UPDATE schema_version SET version = 4');
-        const err = await rejection(PgJobStore.open({ url, logger: silent }));
-        expect(err.message).to.equal('the job database is at schema version 4, newer than this service (3)');
       });
     }
   });

@@ -10,7 +10,7 @@ import { api, fetchChecked, form, startTestService, type TestService } from '../
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { describeBackends } from './helpers/backends.js';
 import { sweepReferenceFiles } from '../lib/cameras/reference-files.js';
-import { addReference, cameraChecks, getCamera } from '../lib/cameras/camera-store.js';
+import { addReference, cameraChecks, getCamera, insertPendingCheck } from '../lib/cameras/camera-store.js';
 import { cameraFinishHook } from '../lib/cameras/check-outcome.js';
 import type { JobStore } from '../lib/jobs/store.js';
 import { verifySignature } from '../lib/webhooks/sign.js';
@@ -94,8 +94,8 @@ describeBackends('cameras', function (backend) {
     ]);
     // The dropped pictures go with the sweep once no queued check can still be reading them.
     expect(referenceFiles(svc.dataDir)).to.have.length(5);
-    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store)).to.equal(0);
-    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store, Date.now() + 2 * 3600_000)).to.equal(2);
+    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store.db)).to.equal(0);
+    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store.db, Date.now() + 2 * 3600_000)).to.equal(2);
     expect(referenceFiles(svc.dataDir)).to.have.length(3);
 
     expect((await api(`${svc.url}/cameras`)).body.cameras.map((c: any) => c.camera)).to.deep.equal(['gate-1']);
@@ -275,12 +275,19 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
   });
 
   const hook = (alarmAfter: number) =>
-    cameraFinishHook({ dataDir: dir, alarmAfter, clearAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
+    cameraFinishHook({ alarmAfter, clearAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
+
+  /** A tamper check of `camera` as the route accepts it: the job and its pending check in one transaction. */
+  const insertCheck = (store: JobStore, id: string, camera: string) =>
+    store.insert(
+      { id, analytic: 'kamcheck', input: {} },
+      { alongside: (tx) => insertPendingCheck(tx, { jobId: id, camera, capturedAt: Date.now(), width: 320, height: 240, refresh: null }) },
+    );
 
   /** A finished tamper check of `camera` with `probability`, through claim and complete like the queue's. */
   async function finishCheck(store: JobStore, camera: string, probability: number): Promise<string> {
     const id = randomUUID();
-    await store.insert({ id, analytic: 'kamcheck', input: { camera, capturedAt: Date.now() } });
+    await insertCheck(store, id, camera);
     for (;;) {
       const job = await store.claim('test', 60_000);
       if (!job) throw new Error('nothing to claim');
@@ -295,42 +302,43 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
     const store = await backend.openStore(dir);
     stores.push(store);
     store.onFinish(hook(2));
-    await addReference(store, { id: randomUUID(), camera: 'c1', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/x.jpg', width: 320, height: 240, createdAt: 1 });
+    await addReference(store.db, { id: randomUUID(), camera: 'c1', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/x.jpg', width: 320, height: 240, createdAt: 1 });
     const ids: string[] = [];
     for (let i = 0; i < 53; i++) ids.push(await finishCheck(store, 'c1', i === 51 || i === 52 ? 90 : 10));
-    const checks = await cameraChecks(store, 'c1');
+    const checks = await cameraChecks(store.db, 'c1');
     expect(checks.map((c) => c.jobId)).to.deep.equal(ids.slice(-50).reverse());
     expect(checks[0]).to.include({ success: true, probability: 90, state: 'tampered' });
     expect(checks[1]).to.include({ probability: 90, state: 'ok' });
-    const camera = await getCamera(store, 'c1');
+    const camera = await getCamera(store.db, 'c1');
     expect(camera).to.include({ state: 'tampered', streak: 0, lastJobId: ids[52], lastProbability: 90 });
     // One event for the one change of state, to WEBHOOK_URL, with the body the API shows.
-    const events = await store.sql.all<{ event_type: string; body: string; url: string }>('SELECT event_type, body, url FROM webhook_outbox');
+    const events = await store.db.sql.all<{ event_type: string; body: string; url: string }>('SELECT event_type, body, url FROM webhook_outbox');
     expect(events.map((e) => [e.event_type, e.url])).to.deep.equal([['camera.state_changed', 'http://127.0.0.1:9/events']]);
     const body = JSON.parse(events[0].body);
     expect(body).to.include({ status: 'success', event: 'camera.state_changed', previous_state: 'ok', state: 'tampered', job_id: ids[52] });
     expect(body.camera).to.include({ camera: 'c1', state: 'tampered' });
 
-    // A hook that fails is undone alone: the outcome is still recorded, nothing half-written stays.
-    const failing = store as JobStore;
+    // A hook that fails is undone alone: the outcome and the other hook's writes are still recorded,
+    // nothing half-written of its own stays.
     const errors: unknown[] = [];
-    failing.onFinish(async (tx, job) => {
-      await hook(2)(tx, job);
+    store.onFinish(async (tx) => {
+      await tx.run(`UPDATE cameras SET streak = 99 WHERE id = 'c1'`);
       throw new Error('hook defect');
     }, (err) => errors.push(err));
     const id = await finishCheck(store, 'c1', 95);
     expect((await store.get(id))!.state).to.equal('done');
     expect(errors).to.have.length(1);
-    expect((await cameraChecks(store, 'c1'))[0].jobId).to.equal(ids[52]);
+    expect((await cameraChecks(store.db, 'c1'))[0].jobId).to.equal(id);
+    expect(await getCamera(store.db, 'c1')).to.include({ streak: 0, lastJobId: id });
   });
 
   it('checks of one camera finishing at once on several connections each count once', async function () {
     this.timeout(120_000);
     stores = await backend.openStores(dir, backend.name === 'postgres' ? 4 : 1);
     for (const s of stores) s.onFinish(hook(1000));
-    await addReference(stores[0], { id: randomUUID(), camera: 'c2', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/y.jpg', width: 320, height: 240, createdAt: 1 });
+    await addReference(stores[0].db, { id: randomUUID(), camera: 'c2', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/y.jpg', width: 320, height: 240, createdAt: 1 });
     const perStore = 10;
-    for (let i = 0; i < stores.length * perStore; i++) await stores[0].insert({ id: randomUUID(), analytic: 'kamcheck', input: { camera: 'c2', capturedAt: Date.now() } });
+    for (let i = 0; i < stores.length * perStore; i++) await insertCheck(stores[0], randomUUID(), 'c2');
     const finished = await Promise.all(stores.map(async (s) => {
       let n = 0;
       for (let job; (job = await s.claim(`node-${stores.indexOf(s)}`, 60_000)); n++) {
@@ -340,8 +348,8 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
     }));
     expect(finished.reduce((a, b) => a + b)).to.equal(stores.length * perStore);
     if (stores.length > 1) expect(finished.filter((n) => n > 0).length, 'several connections finished checks').to.be.above(1);
-    const camera = await getCamera(stores[0], 'c2');
+    const camera = await getCamera(stores[0].db, 'c2');
     expect(camera!.streak).to.equal(stores.length * perStore);
-    expect(await cameraChecks(stores[0], 'c2')).to.have.length(stores.length * perStore);
+    expect(await cameraChecks(stores[0].db, 'c2')).to.have.length(stores.length * perStore);
   });
 });

@@ -120,7 +120,7 @@ describeBackends('webhooks', function (backend) {
     return res.body.task.job_id as string;
   };
   const outbox = (s: TestService) =>
-    s.service.store.transaction((tx) => tx.all<Record<string, unknown>>('SELECT * FROM webhook_outbox ORDER BY seq'));
+    s.service.store.db.transaction((tx) => tx.all<Record<string, unknown>>('SELECT * FROM webhook_outbox ORDER BY seq'));
 
   it('job.completed: signed, retried after two 500s and accepted once, events in order of creation, the body GET answers', async () => {
     const hook = await receiver((n) => (n < 2 ? 500 : 200));
@@ -339,7 +339,7 @@ describeBackends('webhooks', function (backend) {
     });
 
     const enqueue = (store: JobStore, url: string, n: number) =>
-      store.transaction((tx) => enqueueEvent(tx, { webhookUrl: url }, { type: 'job.completed', body: { n } }, Date.now()));
+      store.db.transaction((tx) => enqueueEvent(tx, { webhookUrl: url }, { type: 'job.completed', body: { n } }, Date.now()));
     const bodies = (ds: Delivery[]) => ds.map((d) => JSON.parse(d.body).n as number);
 
     it('one delivery per receiver at a time, the oldest first; a failed one holds back the later ones until it is due', async () => {
@@ -347,23 +347,23 @@ describeBackends('webhooks', function (backend) {
       stores.push(store);
       for (let n = 0; n < 3; n++) await enqueue(store, 'http://a.test/', n);
       await enqueue(store, 'http://b.test/', 10);
-      const first = await claimDeliveries(store, 'node-1', 60_000, 10);
+      const first = await claimDeliveries(store.db, 'node-1', 60_000, 10);
       expect(bodies(first)).to.deep.equal([0, 10]);
       expect(first.map((d) => d.attempt)).to.deep.equal([1, 1]);
       // Held: nothing more to claim, by this node or another.
-      expect(await claimDeliveries(store, 'node-2', 60_000, 10)).to.deep.equal([]);
-      await markDelivered(store, first[1], 200);
-      expect(await markFailed(store, first[0], { status: 500, error: 'HTTP 500', nextAttemptAt: Date.now() + 300 })).to.equal(true);
+      expect(await claimDeliveries(store.db, 'node-2', 60_000, 10)).to.deep.equal([]);
+      await markDelivered(store.db, first[1], 200);
+      expect(await markFailed(store.db, first[0], { status: 500, error: 'HTTP 500', nextAttemptAt: Date.now() + 300 })).to.equal(true);
       // a's oldest is not due yet, and the later ones wait behind it.
-      expect(await claimDeliveries(store, 'node-2', 60_000, 10)).to.deep.equal([]);
+      expect(await claimDeliveries(store.db, 'node-2', 60_000, 10)).to.deep.equal([]);
       await sleep(350);
-      const again = await claimDeliveries(store, 'node-2', 60_000, 10);
+      const again = await claimDeliveries(store.db, 'node-2', 60_000, 10);
       expect(bodies(again)).to.deep.equal([0]);
       expect(again[0].attempt).to.equal(2);
       // A late write of the first attempt changes nothing: the row is the second attempt's.
-      expect(await markFailed(store, first[0], { status: 500, error: 'late', nextAttemptAt: Date.now() })).to.equal(false);
-      await markDelivered(store, again[0], 204);
-      expect(bodies(await claimDeliveries(store, 'node-1', 60_000, 10))).to.deep.equal([1]);
+      expect(await markFailed(store.db, first[0], { status: 500, error: 'late', nextAttemptAt: Date.now() })).to.equal(false);
+      await markDelivered(store.db, again[0], 204);
+      expect(bodies(await claimDeliveries(store.db, 'node-1', 60_000, 10))).to.deep.equal([1]);
     });
 
     if (backend.name === 'postgres') {
@@ -373,7 +373,7 @@ describeBackends('webhooks', function (backend) {
         const claimAll = async (store: JobStore, owner: string) => {
           const got: Delivery[] = [];
           for (;;) {
-            const batch = await claimDeliveries(store, owner, 60_000, 3);
+            const batch = await claimDeliveries(store.db, owner, 60_000, 3);
             if (batch.length === 0) return got;
             got.push(...batch);
           }

@@ -11,7 +11,7 @@ import { api, fetchChecked, form, PASSWORD, removeTempDir, spawnService, startTe
 import { startPostgres, type PrivatePostgres } from '../testkit/postgres.js';
 import { testMedia } from '../testkit/media.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
-import { StoreUnavailableError } from '../lib/jobs/errors.js';
+import { StoreUnavailableError } from '../lib/db/errors.js';
 import { parseFaceLogXml } from '../testkit/facelog-fixtures/read-xml.js';
 import { until } from './helpers/until.js';
 

@@ -1,7 +1,8 @@
-// What the appliance keeps about each camera, in the job store (both backends, through
-// JobStore.transaction): its alarm state, its references per time-of-day slot, its last checks.
-// Reference pictures are files under DATA_DIR/references (reference-files.ts); rows name them.
-import type { JobStore, Tx } from '../jobs/store.js';
+// What the appliance keeps about each camera (every statement of the cameras module; its tables
+// and their migrations are in schema.ts): its alarm state, its references per time-of-day slot,
+// its last checks, and the checks on their way. Reference pictures are files under
+// DATA_DIR/references (reference-files.ts); rows name them.
+import type { Database, Tx } from '../db/database.js';
 import { timeOfDayDistance } from './time-of-day.js';
 
 export type CameraState = 'ok' | 'tampered';
@@ -157,40 +158,40 @@ export async function insertReference(tx: Tx, ref: ReferenceRecord): Promise<voi
   );
 }
 
-export function addReference(store: JobStore, ref: ReferenceRecord): Promise<void> {
-  return store.transaction((tx) => insertReference(tx, ref));
+export function addReference(db: Database, ref: ReferenceRecord): Promise<void> {
+  return db.transaction((tx) => insertReference(tx, ref));
 }
 
-export async function listCameras(store: JobStore): Promise<CameraRecord[]> {
-  const rows = await store.sql.all<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c ORDER BY c.id`);
+export async function listCameras(db: Database): Promise<CameraRecord[]> {
+  const rows = await db.sql.all<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c ORDER BY c.id`);
   return rows.map(cameraFromRow);
 }
 
-export async function getCamera(store: JobStore, id: string): Promise<CameraRecord | null> {
-  const row = await store.sql.get<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c WHERE c.id = ?`, id);
+export async function getCamera(db: Database, id: string): Promise<CameraRecord | null> {
+  const row = await db.sql.get<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c WHERE c.id = ?`, id);
   return row ? cameraFromRow(row) : null;
 }
 
 /** Cameras by alarm state (metrics). */
-export async function cameraStateCounts(store: JobStore): Promise<{ state: CameraState; count: number }[]> {
-  const rows = await store.sql.all<{ state: CameraState; count: number | string }>('SELECT state, COUNT(*) AS count FROM cameras GROUP BY state');
+export async function cameraStateCounts(db: Database): Promise<{ state: CameraState; count: number }[]> {
+  const rows = await db.sql.all<{ state: CameraState; count: number | string }>('SELECT state, COUNT(*) AS count FROM cameras GROUP BY state');
   return rows.map((r) => ({ state: r.state, count: Number(r.count) }));
 }
 
 /** Every reference of a camera, by slot, newest first within a slot. */
-export async function cameraReferences(store: JobStore, camera: string): Promise<ReferenceRecord[]> {
-  const rows = await store.sql.all<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? ORDER BY slot, seq DESC', camera);
+export async function cameraReferences(db: Database, camera: string): Promise<ReferenceRecord[]> {
+  const rows = await db.sql.all<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? ORDER BY slot, seq DESC', camera);
   return rows.map(referenceFromRow);
 }
 
-export async function getReference(store: JobStore, camera: string, id: string): Promise<ReferenceRecord | null> {
-  const row = await store.sql.get<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? AND id = ?', camera, id);
+export async function getReference(db: Database, camera: string, id: string): Promise<ReferenceRecord | null> {
+  const row = await db.sql.get<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? AND id = ?', camera, id);
   return row ? referenceFromRow(row) : null;
 }
 
 /** The camera's last checks, newest first. */
-export async function cameraChecks(store: JobStore, camera: string, limit = CHECKS_KEPT): Promise<CheckRecord[]> {
-  const rows = await store.sql.all<CheckRow>(`SELECT * FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${Math.floor(limit)}`, camera);
+export async function cameraChecks(db: Database, camera: string, limit = CHECKS_KEPT): Promise<CheckRecord[]> {
+  const rows = await db.sql.all<CheckRow>(`SELECT * FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${Math.floor(limit)}`, camera);
   return rows.map((r) => ({
     jobId: r.job_id,
     capturedAt: Number(r.captured_at),
@@ -202,8 +203,8 @@ export async function cameraChecks(store: JobStore, camera: string, limit = CHEC
 }
 
 /** Forgets a camera: its state, references and checks. False when there was none. */
-export async function deleteCamera(store: JobStore, id: string): Promise<boolean> {
-  return store.transaction(async (tx) => {
+export async function deleteCamera(db: Database, id: string): Promise<boolean> {
+  return db.transaction(async (tx) => {
     const found = (await tx.run('DELETE FROM cameras WHERE id = ?', id)) === 1;
     await tx.run('DELETE FROM camera_references WHERE camera = ?', id);
     await tx.run('DELETE FROM camera_checks WHERE camera = ?', id);
@@ -220,8 +221,8 @@ export type ReferenceChoice =
  * The reference a check without an image uses: of the newest reference of each slot, the one
  * nearest in time of day (round midnight), among those of the clip's size.
  */
-export async function chooseReference(store: JobStore, camera: string, minuteOfDay: number, width: number, height: number): Promise<ReferenceChoice> {
-  const refs = await cameraReferences(store, camera);
+export async function chooseReference(db: Database, camera: string, minuteOfDay: number, width: number, height: number): Promise<ReferenceChoice> {
+  const refs = await cameraReferences(db, camera);
   if (refs.length === 0) return { none: true };
   const newestPerSlot = new Map<number, ReferenceRecord>();
   for (const r of refs) if (!newestPerSlot.has(r.slot)) newestPerSlot.set(r.slot, r);
@@ -232,4 +233,70 @@ export async function chooseReference(store: JobStore, camera: string, minuteOfD
   }
   sized.sort((a, b) => timeOfDayDistance(a.minuteOfDay, minuteOfDay) - timeOfDayDistance(b.minuteOfDay, minuteOfDay) || b.createdAt - a.createdAt);
   return { found: sized[0] };
+}
+
+/** What a check accepted for a camera needs when it finishes; written with its job. */
+export interface PendingCheck {
+  jobId: string;
+  camera: string;
+  /** When the clip was captured, ms. */
+  capturedAt: number;
+  /** The clip's size: a renewed reference has it. */
+  width: number;
+  height: number;
+  /** Where the worker writes the clip's quietest frame when the check returns 0, and the reference it then becomes. */
+  refresh: { id: string; file: string; slot: number; minuteOfDay: number } | null;
+}
+
+interface PendingRow {
+  job_id: string;
+  camera: string;
+  captured_at: number | string;
+  width: number | string;
+  height: number | string;
+  refresh_id: string | null;
+  refresh_file: string | null;
+  refresh_slot: number | string | null;
+  refresh_minute_of_day: number | string | null;
+}
+
+export async function insertPendingCheck(tx: Tx, p: PendingCheck): Promise<void> {
+  await tx.run(
+    `INSERT INTO camera_pending_checks (job_id, camera, captured_at, width, height, refresh_id, refresh_file, refresh_slot, refresh_minute_of_day)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    p.jobId,
+    p.camera,
+    p.capturedAt,
+    p.width,
+    p.height,
+    p.refresh?.id ?? null,
+    p.refresh?.file ?? null,
+    p.refresh?.slot ?? null,
+    p.refresh ? Math.floor(p.refresh.minuteOfDay) : null,
+  );
+}
+
+/** The pending check of a job, removed as it is read (its outcome is being recorded); null for a job that checks no camera. */
+export async function takePendingCheck(tx: Tx, jobId: string): Promise<PendingCheck | null> {
+  const row = await tx.get<PendingRow>('SELECT * FROM camera_pending_checks WHERE job_id = ?', jobId);
+  if (!row) return null;
+  await tx.run('DELETE FROM camera_pending_checks WHERE job_id = ?', jobId);
+  return {
+    jobId: row.job_id,
+    camera: row.camera,
+    capturedAt: Number(row.captured_at),
+    width: Number(row.width),
+    height: Number(row.height),
+    refresh:
+      row.refresh_id && row.refresh_file
+        ? { id: row.refresh_id, file: row.refresh_file, slot: Number(row.refresh_slot), minuteOfDay: Number(row.refresh_minute_of_day) }
+        : null,
+  };
+}
+
+/** Record retention deletes these jobs: their checks go from the cameras' histories (the cameras and references stay). */
+export async function forgetChecksOfJobs(tx: Tx, jobIds: string[]): Promise<void> {
+  const marks = jobIds.map(() => '?').join(', ');
+  await tx.run(`DELETE FROM camera_checks WHERE job_id IN (${marks})`, ...jobIds);
+  await tx.run(`DELETE FROM camera_pending_checks WHERE job_id IN (${marks})`, ...jobIds);
 }

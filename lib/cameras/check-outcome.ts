@@ -1,38 +1,26 @@
 // What a finished tamper check of a camera changes, in the transaction that records its outcome:
 // the check joins the camera's history, the alarm state moves with hysteresis, a probability of 0
 // renews the slot's reference from the clip, and a change of state becomes an event.
-import fs from 'node:fs';
-import path from 'node:path';
-import type { FinishHook, JobRecord, Tx } from '../jobs/store.js';
+import type { FinishHook, JobRecord } from '../jobs/store.js';
+import type { Tx } from '../db/database.js';
 import { httpDate } from '../http/task-view.js';
 import { enqueueEvent, type WebhookTargets } from '../webhooks/outbox.js';
-import { cameraFromRow, CHECKS_KEPT, insertReference, type CameraRecord, type CameraState } from './camera-store.js';
+import { cameraFromRow, CHECKS_KEPT, insertReference, takePendingCheck, type CameraRecord, type CameraState, type PendingCheck } from './camera-store.js';
 import { presentCameraSummary } from './present.js';
 
-/** What a camera check keeps in its job's input for this hook (kamcheck routes write it). */
-export interface CameraCheckInput {
-  camera: string;
-  /** When the clip was captured, ms. */
-  capturedAt: number;
-  /** Where the worker writes the clip's quietest frame when the check returns 0, and the reference it then becomes. */
-  refresh?: { id: string; file: string; slot: number; minuteOfDay: number };
-}
-
 export interface CameraHookOptions {
-  dataDir: string;
   alarmAfter: number;
   clearAfter: number;
   targets: WebhookTargets;
 }
 
+/** What the tamper-check worker reports when it wrote the clip's quietest frame as the camera's next reference. */
+export interface RenewedReferenceReport {
+  renewedReference?: boolean;
+}
+
 /** At or above this probability a check counts as tampered. */
 export const TAMPERED_AT = 50;
-
-export function cameraCheckOf(job: JobRecord): CameraCheckInput | null {
-  const input = job.input as Partial<CameraCheckInput>;
-  if (job.analytic !== 'kamcheck' || typeof input.camera !== 'string' || typeof input.capturedAt !== 'number') return null;
-  return { camera: input.camera, capturedAt: input.capturedAt, refresh: input.refresh };
-}
 
 /**
  * The state after one more check. A check on the state's own side of 50 resets the streak; one
@@ -49,7 +37,7 @@ export function nextState(state: CameraState, streak: number, probability: numbe
 
 export function cameraFinishHook(o: CameraHookOptions): FinishHook {
   return async (tx, job) => {
-    const check = cameraCheckOf(job);
+    const check = await takePendingCheck(tx, job.id);
     if (!check) return;
     // Takes the camera's row lock on PostgreSQL, so checks of one camera finishing together count in turn.
     if ((await tx.run('UPDATE cameras SET streak = streak WHERE id = ?', check.camera)) === 0) return; // deleted meanwhile
@@ -71,7 +59,7 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
       check.camera,
     );
     await recordCheck(tx, check, job, at, success, probability, next.state);
-    if (probability === 0 && check.refresh) await renewReference(tx, o.dataDir, check, job, at);
+    if (probability === 0 && (job.report as RenewedReferenceReport | null)?.renewedReference) await renewReference(tx, check, job, at);
     if (changed) {
       const after: CameraRecord = { ...before, state: next.state, stateSince, streak: next.streak, lastCheckAt: at, lastJobId: job.id, lastProbability: probability };
       await enqueueEvent(
@@ -96,7 +84,7 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
   };
 }
 
-async function recordCheck(tx: Tx, check: CameraCheckInput, job: JobRecord, at: number, success: boolean, probability: number | null, state: CameraState): Promise<void> {
+async function recordCheck(tx: Tx, check: PendingCheck, job: JobRecord, at: number, success: boolean, probability: number | null, state: CameraState): Promise<void> {
   await tx.run(
     `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state) VALUES (?, ?, ?, ?, ?, ?, ?)`,
     check.camera,
@@ -115,11 +103,9 @@ async function recordCheck(tx: Tx, check: CameraCheckInput, job: JobRecord, at: 
 }
 
 /** The worker wrote the clip's quietest frame where the check's input said; it becomes the slot's reference. */
-async function renewReference(tx: Tx, dataDir: string, check: CameraCheckInput, job: JobRecord, at: number): Promise<void> {
-  const refresh = check.refresh!;
-  // Only the worker knows the clip's size for sure; the reference it replaces has the same (the route checked it).
-  const size = job.input.referenceSize as { width: number; height: number } | undefined;
-  if (!size || !fs.existsSync(path.join(dataDir, refresh.file))) return;
+async function renewReference(tx: Tx, check: PendingCheck, job: JobRecord, at: number): Promise<void> {
+  const refresh = check.refresh;
+  if (!refresh) return;
   await insertReference(tx, {
     id: refresh.id,
     camera: check.camera,
@@ -128,8 +114,8 @@ async function renewReference(tx: Tx, dataDir: string, check: CameraCheckInput, 
     minuteOfDay: refresh.minuteOfDay,
     sourceJob: job.id,
     file: refresh.file,
-    width: size.width,
-    height: size.height,
+    width: check.width,
+    height: check.height,
     createdAt: at,
   });
 }

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { unsupportedMedia } from '../http/errors.js';
 import type { UploadedFile } from '../http/upload.js';
 import type { MediaInfo } from '../video/probe.js';
-import type { JobStore } from '../jobs/store.js';
+import type { Database } from '../db/database.js';
 import { addReference, type ReferenceRecord } from './camera-store.js';
 import { newReferenceFile } from './reference-files.js';
 import { minuteOfDay, slotOf } from './time-of-day.js';
@@ -19,13 +19,17 @@ export interface ReferenceUpload {
   sourceJob: string | null;
 }
 
-export async function storeUploadedReference(dataDir: string, store: JobStore, slotMinutes: number, u: ReferenceUpload): Promise<ReferenceRecord> {
+/**
+ * Moves the picture into the references folder and describes the reference it is to become; the
+ * caller records it (insertReference) or, when it does not, removes the file (discardReference).
+ */
+export async function placeUploadedReference(dataDir: string, slotMinutes: number, u: ReferenceUpload): Promise<ReferenceRecord> {
   if (u.media.kind !== 'image' || (u.media.format !== 'png' && u.media.format !== 'jpeg')) {
     throw unsupportedMedia('a camera reference must be a JPEG or PNG picture');
   }
   const target = newReferenceFile(dataDir, u.media.format === 'png' ? 'png' : 'jpg');
   await fs.rename(u.file.path, target.absolute);
-  const ref: ReferenceRecord = {
+  return {
     id: target.id,
     camera: u.camera,
     slot: slotOf(u.capturedAt, slotMinutes),
@@ -37,13 +41,23 @@ export async function storeUploadedReference(dataDir: string, store: JobStore, s
     height: u.media.height,
     createdAt: Date.now(),
   };
+}
+
+/** A reference set on its own (PUT /cameras/<camera>/reference): recorded now, or its file removed. */
+export async function storeUploadedReference(dataDir: string, db: Database, slotMinutes: number, u: ReferenceUpload): Promise<ReferenceRecord> {
+  const ref = await placeUploadedReference(dataDir, slotMinutes, u);
   try {
-    await addReference(store, ref);
+    await addReference(db, ref);
   } catch (err) {
-    await fs.rm(target.absolute, { force: true });
+    await discardReference(dataDir, ref);
     throw err;
   }
   return ref;
+}
+
+/** The file of a reference that was not recorded. */
+export async function discardReference(dataDir: string, ref: Pick<ReferenceRecord, 'file'>): Promise<void> {
+  await fs.rm(referencePath(dataDir, ref), { force: true });
 }
 
 export function referencePath(dataDir: string, ref: Pick<ReferenceRecord, 'file'>): string {

@@ -29,7 +29,7 @@ export const referenceLinkSubject = (referenceId: string) => `reference:${refere
 
 export function cameraRoutes(router: Router, deps: ServiceDeps): void {
   router.get(CAMERAS_PATH, async (ctx: Context) => {
-    ctx.body = { status: 'success', cameras: (await listCameras(deps.store)).map(presentCameraSummary) };
+    ctx.body = { status: 'success', cameras: (await listCameras(deps.store.db)).map(presentCameraSummary) };
   });
 
   router.get(`${CAMERAS_PATH}/:camera`, async (ctx: Context) => {
@@ -50,21 +50,21 @@ export function cameraRoutes(router: Router, deps: ServiceDeps): void {
       if (err instanceof MediaProbeError) throw unsupportedMedia(`"image" cannot be decoded: ${err.message}`);
       throw err;
     }
-    await storeUploadedReference(deps.config.dataDir, deps.store, deps.config.referenceSlotMinutes, { camera, file: image, media, capturedAt, sourceJob: null });
+    await storeUploadedReference(deps.config.dataDir, deps.store.db, deps.config.referenceSlotMinutes, { camera, file: image, media, capturedAt, sourceJob: null });
     deps.logger.info({ camera }, 'camera reference set');
     ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
   });
 
   router.delete(`${CAMERAS_PATH}/:camera`, async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
-    if (!(await deleteCamera(deps.store, camera))) throw notFound(`no camera ${camera}`);
+    if (!(await deleteCamera(deps.store.db, camera))) throw notFound(`no camera ${camera}`);
     deps.logger.info({ camera }, 'camera deleted');
     ctx.body = { status: 'success', camera: { camera, deleted: true } };
   });
 
   router.get(`${CAMERAS_PATH}/:camera/references/:referenceId`, async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
-    const ref = /^[0-9a-f-]{36}$/.test(ctx.params.referenceId) ? await getReference(deps.store, camera, ctx.params.referenceId) : null;
+    const ref = /^[0-9a-f-]{36}$/.test(ctx.params.referenceId) ? await getReference(deps.store.db, camera, ctx.params.referenceId) : null;
     if (!ref) throw notFound(`camera ${camera} has no reference ${ctx.params.referenceId}`);
     const file = referencePath(deps.config.dataDir, ref);
     const stat = await fs.promises.stat(file).catch(() => null);
@@ -77,9 +77,9 @@ export function cameraRoutes(router: Router, deps: ServiceDeps): void {
 }
 
 async function cameraDetail(deps: ServiceDeps, ctx: Context, camera: string): Promise<Record<string, unknown>> {
-  const record = await getCamera(deps.store, camera);
+  const record = await getCamera(deps.store.db, camera);
   if (!record) throw notFound(`no camera ${camera}`);
-  const [references, checks] = await Promise.all([cameraReferences(deps.store, camera), cameraChecks(deps.store, camera)]);
+  const [references, checks] = await Promise.all([cameraReferences(deps.store.db, camera), cameraChecks(deps.store.db, camera)]);
   const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
   const expires = Math.floor((Date.now() + REFERENCE_LINK_TTL_MS) / 1000);
   return presentCameraDetail(record, references, checks, deps.config.referenceSlotMinutes, (r) => {

@@ -5,7 +5,7 @@ import { runFaceLog } from './run.js';
 import { framesToProcess } from './frame-range.js';
 
 export const runFaceLogJob: AnalyticRunner<FaceLogInput> = async (input, progress) => {
-  const { decodeWarning, detectorTiles: _tiles, detectorCost: _cost, ...result } = await runFaceLog(input, progress);
+  const { decodeWarning, detectorTiles: _tiles, detectorCost: _cost, stagedResults, ...result } = await runFaceLog(input, progress);
   let message = `Found ${result.number_of_sightings} sightings, ${result.number_of_tracks} tracks, ${result.number_of_faces} faces`;
   const expected = framesToProcess(input);
   if (result.frames_processed < expected) {
@@ -14,5 +14,5 @@ export const runFaceLogJob: AnalyticRunner<FaceLogInput> = async (input, progres
     message += `; the video could be decoded only up to frame ${input.startFrame + result.frames_processed} of ${end}`;
     message += decodeWarning ? ` (${decodeWarning})` : ' (truncated or corrupt)';
   }
-  return { message, result: result as unknown as Record<string, unknown> };
+  return { message, result: result as unknown as Record<string, unknown>, stagedResults };
 };

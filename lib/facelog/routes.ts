@@ -1,6 +1,7 @@
 // /face_log: upload a video (or a still image) and parameters; the history lives at /face_detect
 // as the seed says. Cheap checks (file present and decodable, parameters) answer at once with
 // 4xx and create no job. Result file names are turned into signed absolute links when shown.
+import { idempotentSubmission } from '../http/idempotency.js';
 import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -18,7 +19,7 @@ import { readCallbackUrl } from '../webhooks/callback-url.js';
 const FACE_LOG = faceLogAnalytic.name;
 
 export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
-  router.post(`/${FACE_LOG}`, deps.upload, async (ctx: Context) => {
+  router.post(`/${FACE_LOG}`, idempotentSubmission(deps, FACE_LOG, (job, ctx) => presentFaceLogTask(job, deps, ctx)), deps.upload, async (ctx: Context) => {
     const upload = ctx.state.upload as Upload;
     const video = singleFile(upload, 'video');
     const image = singleFile(upload, 'image');
@@ -58,7 +59,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       gender: params.gender,
       trackThumbnails: params.trackThumbnails,
       ...(callbackUrl ? { callbackUrl } : {}),
-    }));
+    }), { idempotencyKey: ctx.state.idempotencyKey });
     ctx.body = { status: 'success', task: presentFaceLogTask(await acceptedTask(deps, job), deps, ctx) };
   });
 

@@ -12,7 +12,8 @@ import { VideoEncoder } from '../video/video-encoder.js';
 import { fpsOrDefault } from '../video/fps.js';
 import { DecodeError } from '../video/errors.js';
 import { diskFullError } from '../disk-space.js';
-import { partialResultsDir } from '../jobs/retention.js';
+import { partialResultsDir } from '../jobs/published-results.js';
+import type { StagedResults } from '../jobs/analytic.js';
 import { analyseFrames, type Stages } from './analyse.js';
 import type { FaceDetector } from './detect/detector.js';
 import { ScanSchedule } from './detect/scan-schedule.js';
@@ -62,7 +63,10 @@ export interface FaceLogResult {
   number_of_faces: number;
 }
 
-export async function runFaceLog(input: FaceLogInput, progress: (m: string) => void): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number; detectorCost: number }> {
+export async function runFaceLog(
+  input: FaceLogInput,
+  progress: (m: string) => void,
+): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number; detectorCost: number; stagedResults: StagedResults }> {
   const models = faceModels();
   // Earlier runs' leftovers go with the whole `.partial` folder once the job is final (service.ts).
   const partial = path.join(partialResultsDir(input.resultsDir), randomUUID());
@@ -164,11 +168,9 @@ export async function runFaceLog(input: FaceLogInput, progress: (m: string) => v
     trackThumbnail,
   );
 
-  await fs.rm(input.resultsDir, { recursive: true, force: true });
-  await fs.rename(partial, input.resultsDir);
-  // Fails, and leaves it, while another run (or a killed one's leftovers) is in it.
-  await fs.rmdir(path.dirname(partial)).catch(() => {});
+  // The queue moves `partial` to input.resultsDir once the database accepts this run's outcome.
   return {
+    stagedResults: { from: partial, to: input.resultsDir },
     frames,
     frames_processed: loop.framesProcessed,
     input_video: input.videoName,

@@ -23,6 +23,8 @@ export function basicAuth({ credentials, bypass }: BasicAuthOptions) {
     let ok = false;
     for (const d of digests) ok = timingSafeEqual(d, candidate) || ok; // no early exit
     if (!ok) throw unauthorized(REALM, 'wrong credentials');
+    // Whose request it is: idempotency keys are kept per user (idempotency.ts).
+    ctx.state.user = presented.slice(0, presented.indexOf(':'));
     return next();
   };
 }

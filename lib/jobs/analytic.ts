@@ -11,6 +11,20 @@ export interface AnalyticOutcome {
   message: string;
   /** Analytic-specific task fields, stored as the job's result. */
   result: Record<string, unknown>;
+  /** What the run did beside its result, for the service's modules (the job's `report`), never shown to clients. */
+  report?: Record<string, unknown>;
+  /**
+   * Result files written into a folder of this run's own, and where they belong: the queue moves
+   * them there once the database has accepted the outcome (lib/jobs/published-results.ts).
+   */
+  stagedResults?: StagedResults;
+}
+
+export interface StagedResults {
+  /** This run's folder under the job's `.partial` folder. */
+  from: string;
+  /** The job's results folder. */
+  to: string;
 }
 
 /**

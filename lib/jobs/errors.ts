@@ -32,19 +32,3 @@ export class QueueFullError extends ServiceError {
     super('busy', 'the job queue is full; retry later', { status: 503, expose: true, headers: { 'Retry-After': String(retryAfterSeconds) } });
   }
 }
-
-/**
- * The job database does not answer (PostgreSQL restarting, network cut). The client sends the
- * request again after RETRY_AFTER_SECONDS; a running job's writes are tried again (lib/jobs/queue.ts).
- */
-export class StoreUnavailableError extends ServiceError {
-  constructor(cause: unknown) {
-    super('busy', 'the job database is not reachable right now; retry later', {
-      status: 503,
-      expose: true,
-      retryable: true,
-      headers: { 'Retry-After': String(RETRY_AFTER_SECONDS) },
-      cause,
-    });
-  }
-}

@@ -4,7 +4,9 @@
 // queued anywhere; it also polls, to take over jobs whose owner died with their lease.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
-import { QueueFullError, StoreUnavailableError } from './errors.js';
+import { QueueFullError } from './errors.js';
+import { StoreUnavailableError } from '../db/errors.js';
+import { publishResults } from './published-results.js';
 import { describeError, DiskFullError, ServiceError } from '../errors.js';
 import type { StorageGuard } from '../disk-space.js';
 import { DiskWatch } from './disk-watch.js';
@@ -236,7 +238,9 @@ export class JobQueue {
       if (heartbeat.lost) throw new LeaseLostError();
       // The disk report clears as the completion lands, before the clean-up: a client that sees
       // the job done sees a healthy disk too.
-      const recorded = await this.finishWith(claim, logger, () => store.complete(claim, outcome.message, outcome.result), () => {
+      const staged = outcome.stagedResults;
+      const finishing = { report: outcome.report ?? null, publish: staged ? () => publishResults(staged) : undefined };
+      const recorded = await this.finishWith(claim, logger, () => store.complete(claim, outcome.message, outcome.result, finishing), () => {
         if (writesResults) this.options.storage?.recordResultsWritten();
       });
       metrics?.observeJob(job.analytic, 'done', (Date.now() - started) / 1000);

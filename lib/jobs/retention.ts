@@ -5,14 +5,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
+import { PARTIAL_SUFFIX } from './published-results.js';
 import { sweepReferenceFiles } from '../cameras/reference-files.js';
 
-/** A job's runs write its result files under `<its results folder><PARTIAL_SUFFIX>/<run>` and rename them when complete. */
-export const PARTIAL_SUFFIX = '.partial';
-
-export function partialResultsDir(jobResultsDir: string): string {
-  return `${jobResultsDir}${PARTIAL_SUFFIX}`;
-}
 
 /** How often the sweeper looks for expired results. */
 export const SWEEP_INTERVAL_MS = 60 * 60 * 1000;
@@ -38,10 +33,10 @@ export function resultsExpireAt(finishedAt: number, ttlMs: number): number {
  */
 export async function sweepResults(o: RetentionOptions): Promise<number> {
   let removed = 0;
-  await o.store.exclusive('retention-sweep', async () => {
+  await o.store.db.exclusive('retention-sweep', async () => {
     removed = await sweepNow(o);
     if (o.dataDir) {
-      const references = await sweepReferenceFiles(o.dataDir, o.store);
+      const references = await sweepReferenceFiles(o.dataDir, o.store.db);
       if (references > 0) o.logger.info({ files: references }, 'removed reference pictures no camera uses');
     }
   });

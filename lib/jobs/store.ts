@@ -1,12 +1,14 @@
 // The job store: the single source of truth for a job's state. HTTP reads it, the queue claims
-// jobs from it and writes their outcomes, and a restart (or another node) resumes from it. Two
-// implementations keep one behaviour: SQLite under DATA_DIR for one box (sqlite-store.ts) and
-// PostgreSQL for several nodes as one service (pg-store.ts).
+// jobs from it and writes their outcomes, and a restart (or another node) resumes from it. Every
+// statement of the jobs module is here, written once for both backends (lib/db/), and the jobs
+// tables' migrations are in schema.ts.
 //
 // A worker's hold on a job is a lease: `claim` counts an attempt and sets the lease's owner and
 // expiry; the owner renews it while the job runs; a job whose lease ran out is claimable again.
 // Every write about a running job names the attempt it belongs to, and only lands while that
 // attempt still holds the job: a late result of an attempt that lost its lease changes nothing.
+import type { Database, Tx } from '../db/database.js';
+import { jobsSchema } from './schema.js';
 
 export type JobState = 'queued' | 'processing' | 'done' | 'failed';
 
@@ -29,6 +31,11 @@ export interface JobRecord {
   input: Record<string, unknown>;
   result: Record<string, unknown> | null;
   error: JobFailure | null;
+  /**
+   * What the worker reports it did beside its result, for the service's modules and never shown
+   * to clients (a tamper check that wrote a camera's renewed reference says so here).
+   */
+  report: Record<string, unknown> | null;
   /** When the current (or last) attempt started, ms. */
   startedAt: number | null;
   /** The node holding (or last holding) the job's lease. */
@@ -51,84 +58,39 @@ export interface NewJob {
 export type StoreEvent = { type: 'queued' } | { type: 'finished'; id: string } | { type: 'reconnected' };
 
 /**
- * Statements inside one transaction, in the SQL both backends speak alike: `?` placeholders,
- * times as integer milliseconds, no booleans. Integers may come back as strings (PostgreSQL
- * BIGINT): read them with Number().
- */
-export interface Tx {
-  all<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>;
-  get<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T | undefined>;
-  /** The number of rows changed. */
-  run(sql: string, ...params: unknown[]): Promise<number>;
-}
-
-/**
  * Runs in the transaction that records a job's outcome, after the job's row changed: what must
  * happen exactly when the job finishes (a camera's state, the events to deliver) commits with it
- * or not at all. It may only await `tx`. An error in it is logged and undone alone: the outcome
- * is still recorded.
+ * or not at all. It may only await `tx`.
  */
 export type FinishHook = (tx: Tx, job: JobRecord) => Promise<void>;
 
-export interface JobStore {
-  /** 'sqlite' or 'postgres': what /healthz and the logs report. */
-  readonly backend: string;
-  /** The store is shared by several nodes: per-node duties (start-up clean-up) must not assume they are alone. */
-  readonly shared: boolean;
+/** Runs in the transaction that deletes old records, with their ids: what points at them goes too. */
+export type PurgeHook = (tx: Tx, jobIds: string[]) => Promise<void>;
 
-  insert(job: NewJob): Promise<JobRecord>;
-  get(id: string): Promise<JobRecord | null>;
-  /** `limit` jobs of an analytic, newest first, after skipping the `offset` newest. */
-  recent(analytic: string, limit: number, offset?: number): Promise<JobRecord[]>;
-
+export interface FinishOptions {
+  report?: Record<string, unknown> | null;
   /**
-   * Takes the oldest job that is queued or whose lease has run out: counts an attempt, sets the
-   * lease to `owner` for `leaseMs`. Null when there is none. Two claimers never get the same attempt.
+   * Makes the run's result files visible, once the outcome's row is written and before it
+   * commits: a run that lost its lease never publishes over the run that took the job over. It
+   * must be synchronous (SQLite's transaction may not wait for other I/O).
    */
-  claim(owner: string, leaseMs: number): Promise<JobRecord | null>;
-  /** Extends the lease; false when the attempt no longer holds the job (its lease ran out and another took it). */
-  renew(claim: Claim, leaseMs: number): Promise<boolean>;
-  setMessage(claim: Claim, message: string): Promise<void>;
-  /** Each returns false, and changes nothing, when the attempt no longer holds the job. */
-  complete(claim: Claim, message: string, result: Record<string, unknown>, at?: number): Promise<boolean>;
-  fail(claim: Claim, failure: JobFailure, result?: Record<string, unknown> | null, at?: number): Promise<boolean>;
-  /** Back to the queue (worker crashed, node stopping): any node may claim it at once. */
-  requeue(claim: Claim, message: string): Promise<boolean>;
-  /**
-   * A node starts again: leases its previous run held are released, so its jobs run at once
-   * instead of after the lease. One box's SQLite store releases every lease (it is the only owner).
-   */
-  releaseLeases(owner: string): Promise<number>;
-
-  /** Jobs queued or processing, on every node: the queue depth QUEUE_LIMIT bounds. */
-  unfinishedCount(): Promise<number>;
-  /** Jobs by analytic and state (metrics). */
-  countsByState(): Promise<{ analytic: string; state: JobState; count: number }[]>;
-  /**
-   * Runs `task` unless another node runs a task of the same name right now (then resolves false
-   * without running it): duties such as the retention sweep run on one node at a time.
-   */
-  exclusive(name: string, task: () => Promise<void>): Promise<boolean>;
-
-  /**
-   * Runs `body` in one transaction: committed when it resolves, rolled back when it throws. On
-   * PostgreSQL rows a body must serialise on are locked with SELECT ... FOR UPDATE; SQLite runs one
-   * transaction at a time. The body may only await `tx`.
-   */
-  transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T>;
-  /** The same statements outside a transaction, each on its own (reads). */
-  readonly sql: Tx;
-  /** Sets the hook every complete() and fail() that lands runs in its transaction. */
-  onFinish(hook: FinishHook, onError?: (err: unknown, job: JobRecord) => void): void;
-
-  /** Jobs queued and finished anywhere; 'reconnected' after a lost connection (events may have been missed). */
-  subscribe(listener: (event: StoreEvent) => void): () => void;
-  /** Throws unless the database answers a query (health check). */
-  ping(): Promise<void>;
-  close(): Promise<void>;
+  publish?: () => void;
 }
 
-/** The columns both backends store, as they come back from a query. */
+export interface InsertOptions {
+  alongside?: (tx: Tx) => Promise<void>;
+  /** The submission's Idempotency-Key, per owner (the credentials' user); a key given before `since` has expired. */
+  idempotencyKey?: { owner: string; key: string; since: number };
+}
+
+/** The idempotency key was given to an earlier submission, whose job this is. */
+export class DuplicateSubmissionError extends Error {
+  constructor(readonly jobId: string) {
+    super(`the Idempotency-Key was used by job ${jobId}`);
+  }
+}
+
+/** The columns as they come back from a query. */
 export interface JobRow {
   id: string;
   analytic: string;
@@ -141,6 +103,7 @@ export interface JobRow {
   input: string;
   result: string | null;
   error: string | null;
+  report: string | null;
   lease_owner: string | null;
 }
 
@@ -156,13 +119,305 @@ export function jobFromRow(row: JobRow): JobRecord {
     input: JSON.parse(row.input),
     result: row.result ? JSON.parse(row.result) : null,
     error: row.error ? JSON.parse(row.error) : null,
+    report: row.report ? JSON.parse(row.report) : null,
     startedAt: row.started_at === null ? null : Number(row.started_at),
     leaseOwner: row.lease_owner,
   };
 }
 
+const UNFINISHED = `state IN ('queued', 'processing')`;
+
+export class JobStore {
+  private finishHooks: { hook: FinishHook; onError: (err: unknown, job: JobRecord) => void }[] = [];
+  private purgeHooks: PurgeHook[] = [];
+
+  private constructor(readonly db: Database) {}
+
+  /** The jobs of `db`, its tables migrated with those of `modules` (the other modules' schemas). */
+  static async open(db: Database, modules = [jobsSchema]): Promise<JobStore> {
+    await db.migrate(modules.includes(jobsSchema) ? modules : [jobsSchema, ...modules]);
+    return new JobStore(db);
+  }
+
+  /** 'sqlite' or 'postgres'. */
+  get backend(): string {
+    return this.db.backend;
+  }
+
+  /** The store is shared by several nodes: per-node duties (start-up clean-up) must not assume they are alone. */
+  get shared(): boolean {
+    return this.db.shared;
+  }
+
+  /**
+   * Records a new queued job. `alongside` writes what must exist exactly when the job does (a
+   * camera's new reference, its pending check) in the same transaction. With an idempotency key
+   * that an earlier submission of the same owner holds (younger than `since`), nothing is
+   * written and DuplicateSubmissionError names that submission's job.
+   */
+  async insert(job: NewJob, options: InsertOptions = {}): Promise<JobRecord> {
+    const createdAt = job.createdAt ?? Date.now();
+    const row = await this.db.transaction(async (tx) => {
+      const inserted = await tx.get<JobRow>(
+        `INSERT INTO jobs (id, analytic, state, attempts, created_at, message, input)
+         VALUES (?, ?, 'queued', 0, ?, 'Queued', ?) RETURNING *`,
+        job.id,
+        job.analytic,
+        createdAt,
+        JSON.stringify(job.input),
+      );
+      const key = options.idempotencyKey;
+      if (key) {
+        // A key older than the window is taken over; a live one keeps its job, and this insert is undone.
+        const taken = await tx.run(
+          `INSERT INTO job_idempotency_keys (owner, idempotency_key, job_id, created_at) VALUES (?, ?, ?, ?)
+           ON CONFLICT (owner, idempotency_key) DO UPDATE SET job_id = excluded.job_id, created_at = excluded.created_at
+           WHERE job_idempotency_keys.created_at < ?`,
+          key.owner,
+          key.key,
+          job.id,
+          createdAt,
+          key.since,
+        );
+        if (taken === 0) {
+          const first = await tx.get<{ job_id: string }>('SELECT job_id FROM job_idempotency_keys WHERE owner = ? AND idempotency_key = ?', key.owner, key.key);
+          throw new DuplicateSubmissionError(first!.job_id);
+        }
+      }
+      await options.alongside?.(tx);
+      return inserted!;
+    });
+    await this.db.notify('queued');
+    return jobFromRow(row);
+  }
+
+  /** The job an idempotency key of `owner` names, when it was given after `since`. */
+  async jobOfIdempotencyKey(owner: string, key: string, since: number): Promise<JobRecord | null> {
+    const row = await this.db.sql.get<JobRow>(
+      `SELECT j.* FROM job_idempotency_keys k JOIN jobs j ON j.id = k.job_id
+        WHERE k.owner = ? AND k.idempotency_key = ? AND k.created_at >= ?`,
+      owner,
+      key,
+      since,
+    );
+    return row ? jobFromRow(row) : null;
+  }
+
+  /** Deletes idempotency keys given before `before`; resolves with how many. */
+  async forgetIdempotencyKeys(before: number): Promise<number> {
+    return this.db.sql.run('DELETE FROM job_idempotency_keys WHERE created_at < ?', before);
+  }
+
+  async get(id: string): Promise<JobRecord | null> {
+    const row = await this.db.sql.get<JobRow>('SELECT * FROM jobs WHERE id = ?', id);
+    return row ? jobFromRow(row) : null;
+  }
+
+  /**
+   * `limit` jobs of an analytic, newest first, after skipping the `offset` newest. The skipped
+   * ones are counted in the index alone, without reading their rows.
+   */
+  async recent(analytic: string, limit: number, offset = 0): Promise<JobRecord[]> {
+    const rows = await this.db.sql.all<JobRow>(
+      `SELECT * FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq DESC`,
+      analytic,
+      limit,
+      offset,
+    );
+    return rows.map(jobFromRow);
+  }
+
+  /**
+   * Takes the oldest job that is queued or whose lease has run out: counts an attempt, sets the
+   * lease to `owner` for `leaseMs`. Null when there is none. Two claimers never get the same
+   * attempt (PostgreSQL: the row is locked, and others skip it; SQLite: one writer at a time).
+   */
+  async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
+    const d = this.db.dialect;
+    const row = await this.db.sql.get<JobRow>(
+      `UPDATE jobs SET state = 'processing', attempts = attempts + 1, message = 'Processing',
+         lease_owner = ?, lease_until = ${d.nowMs} + ?, started_at = ${d.nowMs}
+       WHERE seq = (SELECT seq FROM jobs WHERE ${UNFINISHED}
+                      AND (state = 'queued' OR COALESCE(lease_until, 0) < ${d.nowMs})
+                    ORDER BY seq LIMIT 1${d.skipLocked})
+       RETURNING *`,
+      owner,
+      leaseMs,
+    );
+    return row ? jobFromRow(row) : null;
+  }
+
+  /** Extends the lease; false when the attempt no longer holds the job (its lease ran out and another took it). */
+  async renew(claim: Claim, leaseMs: number): Promise<boolean> {
+    return this.fenced(claim, `lease_until = ${this.db.dialect.nowMs} + ?`, leaseMs);
+  }
+
+  /** Progress: a message lost in a crash of the database is replaced by the next one, so its commit waits for no disk. */
+  async setMessage(claim: Claim, message: string): Promise<void> {
+    await this.db.sql.run(
+      `UPDATE jobs SET message = ? WHERE id = ? AND state = 'processing' AND attempts = ? AND ${this.db.dialect.lazyCommit}`,
+      message,
+      claim.id,
+      claim.attempt,
+    );
+  }
+
+  /** Each returns false, and changes nothing, when the attempt no longer holds the job. */
+  async complete(claim: Claim, message: string, result: Record<string, unknown>, options: FinishOptions = {}, at = Date.now()): Promise<boolean> {
+    return this.finish(claim, options, `state = 'done', message = ?, result = ?, error = NULL, report = ?, finished_at = ?`, message, JSON.stringify(result), json(options.report), at);
+  }
+
+  async fail(claim: Claim, failure: JobFailure, result: Record<string, unknown> | null = null, options: FinishOptions = {}, at = Date.now()): Promise<boolean> {
+    return this.finish(
+      claim,
+      options,
+      `state = 'failed', message = ?, error = ?, result = ?, report = ?, finished_at = ?`,
+      failure.message,
+      JSON.stringify(failure),
+      json(result),
+      json(options.report),
+      at,
+    );
+  }
+
+  /** Back to the queue (worker crashed, node stopping): any node may claim it at once. */
+  async requeue(claim: Claim, message: string): Promise<boolean> {
+    const done = await this.fenced(claim, `state = 'queued', message = ?, lease_owner = NULL, lease_until = NULL`, message);
+    if (done) await this.db.notify('queued');
+    return done;
+  }
+
+  /**
+   * A node starts again: leases its previous run held are released, so its jobs run at once
+   * instead of after the lease. One box's SQLite store releases every lease (it is the only owner).
+   */
+  async releaseLeases(owner: string): Promise<number> {
+    const released = this.db.shared
+      ? await this.db.sql.run(`UPDATE jobs SET lease_until = 0 WHERE state = 'processing' AND lease_owner = ?`, owner)
+      : await this.db.sql.run(`UPDATE jobs SET lease_until = 0 WHERE state = 'processing'`);
+    if (released > 0) await this.db.notify('queued');
+    return released;
+  }
+
+  /** Jobs queued or processing, on every node: the queue depth QUEUE_LIMIT bounds. Read from the partial index of unfinished jobs. */
+  async unfinishedCount(): Promise<number> {
+    const row = await this.db.sql.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${UNFINISHED}`);
+    return Number(row?.n ?? 0);
+  }
+
+  /**
+   * Jobs by analytic and state (metrics): the unfinished ones counted through their partial
+   * index, the finished ones from the totals kept as each finishes (records deleted by retention
+   * stay counted).
+   */
+  async countsByState(): Promise<{ analytic: string; state: JobState; count: number }[]> {
+    const rows = [
+      ...(await this.db.sql.all<{ analytic: string; state: JobState; count: number | string }>(
+        `SELECT analytic, state, COUNT(*) AS count FROM jobs WHERE ${UNFINISHED} GROUP BY analytic, state ORDER BY analytic, state`,
+      )),
+      ...(await this.db.sql.all<{ analytic: string; state: JobState; count: number | string }>(
+        'SELECT analytic, state, SUM(count) AS count FROM job_totals GROUP BY analytic, state ORDER BY analytic, state',
+      )),
+    ];
+    return rows.map((r) => ({ analytic: r.analytic, state: r.state, count: Number(r.count) }));
+  }
+
+  /**
+   * Adds a hook every complete() and fail() that lands runs in its transaction, each under a
+   * savepoint of its own: one that fails is undone alone and reported to `onError`; the outcome
+   * and the other hooks' writes still commit.
+   */
+  onFinish(hook: FinishHook, onError: (err: unknown, job: JobRecord) => void = () => {}): void {
+    this.finishHooks.push({ hook, onError });
+  }
+
+  /** Adds a hook the record retention runs with the ids of each batch it deletes. */
+  onPurge(hook: PurgeHook): void {
+    this.purgeHooks.push(hook);
+  }
+
+  /**
+   * Deletes up to `batch` finished jobs that finished before `before`, oldest first, except the
+   * newest `keep` of each analytic (the history contract), with what points at them (onPurge).
+   * Resolves with how many it deleted: 0 when none is left.
+   */
+  async purgeFinished(before: number, keep: number, batch: number): Promise<number> {
+    return this.db.transaction(async (tx) => {
+      const analytics = await tx.all<{ analytic: string }>('SELECT DISTINCT analytic FROM job_totals');
+      const ids: string[] = [];
+      for (const { analytic } of analytics) {
+        // The newest `keep` of the analytic have a seq at or above this one.
+        const floor = await tx.get<{ seq: number | string }>('SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT 1 OFFSET ?', analytic, keep - 1);
+        if (!floor) continue;
+        const rows = await tx.all<{ id: string }>(
+          `SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? AND analytic = ? AND seq < ? ORDER BY finished_at LIMIT ?`,
+          before,
+          analytic,
+          Number(floor.seq),
+          batch - ids.length,
+        );
+        ids.push(...rows.map((r) => r.id));
+        if (ids.length >= batch) break;
+      }
+      if (ids.length === 0) return 0;
+      for (const hook of this.purgeHooks) await hook(tx, ids);
+      await tx.run(`DELETE FROM jobs WHERE id IN (${ids.map(() => '?').join(', ')})`, ...ids);
+      return ids.length;
+    });
+  }
+
+  /** Jobs queued and finished anywhere; 'reconnected' after a lost connection (events may have been missed). */
+  subscribe(listener: (event: StoreEvent) => void): () => void {
+    return this.db.subscribe((event) => {
+      if (event.type === 'reconnected') listener({ type: 'reconnected' });
+      else if (event.payload === 'queued') listener({ type: 'queued' });
+      else if (event.payload.startsWith('finished:')) listener({ type: 'finished', id: event.payload.slice(9) });
+    });
+  }
+
+  /** Throws unless the database answers a query (health check). */
+  ping(): Promise<void> {
+    return this.db.ping();
+  }
+
+  close(): Promise<void> {
+    return this.db.close();
+  }
+
+  private async fenced(claim: Claim, set: string, ...values: unknown[]): Promise<boolean> {
+    const sql = `UPDATE jobs SET ${set} WHERE id = ? AND state = 'processing' AND attempts = ?`;
+    return (await this.db.sql.run(sql, ...values, claim.id, claim.attempt)) === 1;
+  }
+
+  private async finish(claim: Claim, options: FinishOptions, set: string, ...values: unknown[]): Promise<boolean> {
+    const sql = `UPDATE jobs SET ${set}, lease_until = NULL WHERE id = ? AND state = 'processing' AND attempts = ? RETURNING *`;
+    const done = await this.db.transaction(async (tx) => {
+      const row = await tx.get<JobRow>(sql, ...values, claim.id, claim.attempt);
+      if (!row) return false;
+      const job = jobFromRow(row);
+      for (const { hook, onError } of this.finishHooks) await runFinishHook(tx, job, hook, onError);
+      // Counted per node, so that nodes finishing jobs at once do not wait on one row.
+      await tx.run(
+        `INSERT INTO job_totals (analytic, state, node, count) VALUES (?, ?, ?, 1)
+         ON CONFLICT (analytic, state, node) DO UPDATE SET count = job_totals.count + 1`,
+        job.analytic,
+        job.state,
+        job.leaseOwner ?? '',
+      );
+      options.publish?.();
+      return true;
+    });
+    if (done) await this.db.notify(`finished:${claim.id}`);
+    return done;
+  }
+}
+
+function json(value: Record<string, unknown> | null | undefined): string | null {
+  return value ? JSON.stringify(value) : null;
+}
+
 /** Runs a finish hook under a savepoint: its error undoes its own writes only, not the outcome. */
-export async function runFinishHook(tx: Tx, job: JobRecord, hook: FinishHook, onError: (err: unknown, job: JobRecord) => void): Promise<void> {
+async function runFinishHook(tx: Tx, job: JobRecord, hook: FinishHook, onError: (err: unknown, job: JobRecord) => void): Promise<void> {
   await tx.run('SAVEPOINT finish_hook');
   try {
     await hook(tx, job);

@@ -196,7 +196,7 @@ export class WorkerPool {
     }
     this.release(worker);
     if (reply.type === 'done') {
-      task.resolve({ message: reply.message, result: reply.result });
+      task.resolve(reply.outcome);
     } else if (task.cancelled) {
       task.reject(task.cancelled);
     } else if (reply.expose) {

@@ -38,7 +38,7 @@ async function runJob(analytics: AnalyticRegistry, request: WorkerRequest): Prom
     const run = await descriptor.loadRunner();
     const outcome = await run(descriptor.parseInput(input), progress, log);
     log.debug({ ms: Date.now() - started }, 'worker finished the job');
-    send({ type: 'done', jobId, message: outcome.message, result: outcome.result });
+    send({ type: 'done', jobId, outcome });
   } catch (err) {
     const error = job.cancelled ?? err;
     const full = diskFullError(error);

@@ -1,4 +1,5 @@
 // Messages between the worker pool (main process) and a worker process.
+import type { AnalyticOutcome } from './analytic.js';
 
 export interface WorkerRequest {
   type: 'run';
@@ -24,7 +25,7 @@ export type WorkerReply =
   /** A pino log record of the worker (with its job_id binding); the pool writes it to the service's log. */
   | { type: 'log'; record: Record<string, unknown> }
   | { type: 'progress'; jobId: string; message: string }
-  | { type: 'done'; jobId: string; message: string; result: Record<string, unknown> }
+  | { type: 'done'; jobId: string; outcome: AnalyticOutcome }
   | {
       type: 'failed';
       jobId: string;

@@ -2,11 +2,14 @@
 import type { AnalyticRunner } from '../jobs/analytic.js';
 import type { KamcheckInput } from './analytic.js';
 import { runKamcheck } from './run.js';
+import type { RenewedReferenceReport } from '../cameras/check-outcome.js';
 
 export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progress) => {
-  const { probability, causes } = await runKamcheck(
+  const { probability, causes, renewedReference } = await runKamcheck(
     { videoPath: input.videoPath, imagePath: input.imagePath, refreshPath: input.refreshPath },
     progress,
   );
-  return { message: `Tampering probability ${probability}%`, result: { probability, causes } };
+  // The camera's bookkeeping (lib/cameras/check-outcome.ts) records the renewed reference from this report.
+  const report: RenewedReferenceReport | undefined = renewedReference ? { renewedReference } : undefined;
+  return { message: `Tampering probability ${probability}%`, result: { probability, causes }, report: report as Record<string, unknown> | undefined };
 };

@@ -10,12 +10,12 @@ import { singleFile, type Upload, type UploadedFile } from '../http/upload.js';
 import { httpDate, presentTask } from '../http/task-view.js';
 import { readCamera, readCapturedAt } from '../cameras/fields.js';
 import { readCallbackUrl } from '../webhooks/callback-url.js';
-import { chooseReference, type ReferenceRecord } from '../cameras/camera-store.js';
-import { referencePath, storeUploadedReference } from '../cameras/reference-upload.js';
+import { chooseReference, insertPendingCheck, insertReference, type PendingCheck, type ReferenceRecord } from '../cameras/camera-store.js';
+import { discardReference, placeUploadedReference, referencePath } from '../cameras/reference-upload.js';
+import { idempotentSubmission } from '../http/idempotency.js';
 import { newReferenceFile } from '../cameras/reference-files.js';
 import { minuteOfDay, slotOf } from '../cameras/time-of-day.js';
 import { presentReference } from '../cameras/present.js';
-import type { CameraCheckInput } from '../cameras/check-outcome.js';
 import { probeMedia, MediaProbeError, type MediaInfo } from '../video/probe.js';
 import type { ServiceDeps } from '../http/app.js';
 import { acceptedTask, acceptJob } from '../http/routes/accept-job.js';
@@ -26,7 +26,7 @@ import { kamcheckAnalytic } from './analytic.js';
 const KAMCHECK = kamcheckAnalytic.name;
 
 export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
-  router.post(`/${KAMCHECK}`, deps.upload, async (ctx: Context) => {
+  router.post(`/${KAMCHECK}`, idempotentSubmission(deps, KAMCHECK, presentTask), deps.upload, async (ctx: Context) => {
     const arrived = Date.now();
     const upload = ctx.state.upload as Upload;
     const video = singleFile(upload, 'video');
@@ -51,6 +51,7 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
 
     const jobId = randomUUID();
     const stored = camera ? await cameraReference(deps, camera, capturedAt, clip, image && picture ? { file: image, media: picture } : null, jobId) : null;
+    const check = stored ? cameraCheck(deps, jobId, camera!, capturedAt, stored, clip) : null;
     const job = await acceptJob(
       deps,
       kamcheckAnalytic,
@@ -60,10 +61,22 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
         imagePath: stored ? stored.path : files.image,
         videoName: video.name,
         imageName: image ? image.name : `reference ${stored!.reference.id}`,
+        ...(check?.refreshPath ? { refreshPath: check.refreshPath } : {}),
         ...(callbackUrl ? { callbackUrl } : {}),
       }),
-      stored ? cameraCheckFields(deps, camera!, capturedAt, stored, clip) : {},
-      jobId,
+      {
+        id: jobId,
+        idempotencyKey: ctx.state.idempotencyKey,
+        service: check ? { taskFields: check.taskFields } : {},
+        // The camera's uploaded reference and the check's bookkeeping exist exactly when the job does.
+        alongside: check
+          ? async (tx) => {
+              if (stored!.uploaded) await insertReference(tx, stored!.reference);
+              await insertPendingCheck(tx, check.pending);
+            }
+          : undefined,
+        discard: stored?.uploaded ? () => discardReference(deps.config.dataDir, stored.reference) : undefined,
+      },
     );
     await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
     ctx.body = { status: 'success', task: presentTask(await acceptedTask(deps, job)) };
@@ -105,10 +118,11 @@ async function cameraReference(
 ): Promise<StoredReference> {
   const { dataDir, referenceSlotMinutes } = deps.config;
   if (image) {
-    const reference = await storeUploadedReference(dataDir, deps.store, referenceSlotMinutes, { camera, ...image, capturedAt, sourceJob: jobId });
+    // Recorded with the job (acceptJob's `alongside`), or removed when no job is created.
+    const reference = await placeUploadedReference(dataDir, referenceSlotMinutes, { camera, ...image, capturedAt, sourceJob: jobId });
     return { reference, path: referencePath(dataDir, reference), uploaded: true };
   }
-  const choice = await chooseReference(deps.store, camera, minuteOfDay(capturedAt), clip.width, clip.height);
+  const choice = await chooseReference(deps.store.db, camera, minuteOfDay(capturedAt), clip.width, clip.height);
   if ('none' in choice) {
     throw new ApiError(422, 'no_reference', `camera "${camera}" has no reference yet: send an "image" with this check, or PUT /cameras/${camera}/reference`);
   }
@@ -119,22 +133,23 @@ async function cameraReference(
   return { reference: choice.found, path: referencePath(dataDir, choice.found), uploaded: false };
 }
 
-/** What a camera check keeps beside the analytic's input (lib/cameras/check-outcome.ts reads it). */
-function cameraCheckFields(deps: ServiceDeps, camera: string, capturedAt: number, stored: StoredReference, clip: MediaInfo): Record<string, unknown> {
+/**
+ * A camera check's bookkeeping (lib/cameras/check-outcome.ts reads it when the job finishes), the
+ * task's camera fields, and where the worker writes the clip's quietest frame: a check against a
+ * stored reference that returns 0 renews the reference of its own slot from its clip.
+ */
+function cameraCheck(deps: ServiceDeps, jobId: string, camera: string, capturedAt: number, stored: StoredReference, clip: MediaInfo): { pending: PendingCheck; refreshPath?: string; taskFields: Record<string, unknown> } {
   const { dataDir, referenceSlotMinutes } = deps.config;
-  // A check against a stored reference that returns 0 renews the reference of its own slot from its clip.
-  let refresh: CameraCheckInput['refresh'];
+  let refresh: PendingCheck['refresh'] = null;
   let refreshPath: string | undefined;
   if (!stored.uploaded) {
     const target = newReferenceFile(dataDir, 'jpg');
     refresh = { id: target.id, file: target.file, slot: slotOf(capturedAt, referenceSlotMinutes), minuteOfDay: minuteOfDay(capturedAt) };
     refreshPath = target.absolute;
   }
-  const check: CameraCheckInput = { camera, capturedAt, refresh };
   return {
-    ...check,
+    pending: { jobId, camera, capturedAt, width: clip.width, height: clip.height, refresh },
     refreshPath,
-    referenceSize: { width: clip.width, height: clip.height },
     taskFields: { camera, captured_at: httpDate(capturedAt), reference: presentReference(stored.reference, referenceSlotMinutes) },
   };
 }

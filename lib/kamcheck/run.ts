@@ -18,7 +18,7 @@ export interface KamcheckRun {
 export async function runKamcheck(
   input: KamcheckRun,
   progress: (message: string) => void,
-): Promise<{ probability: number; causes: TamperCauses }> {
+): Promise<{ probability: number; causes: TamperCauses; renewedReference: boolean }> {
   progress('Decoding');
   const reference = loadReference(input.imagePath);
   const clip = readWorkingClip(input.videoPath, {
@@ -39,10 +39,9 @@ export async function runKamcheck(
   }
   progress(`Analysing ${clip.frameCount} frames`);
   const result = analyseWorking(reference.working, clip.working, reference.size);
-  if (input.refreshPath !== undefined && result.probability === 0) {
-    writeReference(input.refreshPath, clip.full[quietestFrame(clip.working.map((w) => w.gray))]);
-  }
+  const renewedReference = input.refreshPath !== undefined && result.probability === 0;
+  if (renewedReference) writeReference(input.refreshPath!, clip.full[quietestFrame(clip.working.map((w) => w.gray))]);
   for (const frame of clip.full) frame.release();
   progress(`Tampering probability ${result.probability}%`);
-  return result;
+  return { ...result, renewedReference };
 }

@@ -1,5 +1,5 @@
-// The outbox rows as deliveries, in SQL both job stores speak: claimed with a lease, then marked
-// delivered, rescheduled or given up.
+// The outbox rows as deliveries, every statement of the webhooks module (its table and migrations
+// are in schema.ts): claimed with a lease, then marked delivered, rescheduled or given up.
 //
 // Only the oldest pending row of each receiver URL is claimable: a receiver gets its events one
 // at a time, in the order they were created, from whichever node claims them, so a crash in the
@@ -9,7 +9,7 @@
 // A claim is a compare-and-set on the row's attempt count: of two nodes that read the same row
 // as claimable, only the first UPDATE matches (PostgreSQL re-reads a row another transaction
 // changed before its UPDATE applies, and the count no longer matches); the other claims nothing.
-import type { JobStore } from '../jobs/store.js';
+import type { Database } from '../db/database.js';
 import type { WebhookEventType } from './outbox.js';
 
 export interface Delivery {
@@ -36,8 +36,8 @@ interface OutboxRow {
 const PENDING = 'delivered_at IS NULL AND gave_up_at IS NULL';
 
 /** Claims up to `limit` due deliveries, each the oldest pending one of its receiver, for `leaseMs`. */
-export async function claimDeliveries(store: JobStore, owner: string, leaseMs: number, limit: number, now = Date.now()): Promise<Delivery[]> {
-  return store.transaction(async (tx) => {
+export async function claimDeliveries(db: Database, owner: string, leaseMs: number, limit: number, now = Date.now()): Promise<Delivery[]> {
+  return db.transaction(async (tx) => {
     const rows = await tx.all<OutboxRow>(
       `SELECT seq, event_id, event_type, url, body, created_at, attempts FROM webhook_outbox o
         WHERE ${PENDING} AND next_attempt_at <= ? AND COALESCE(lease_until, 0) < ?
@@ -75,8 +75,8 @@ export async function claimDeliveries(store: JobStore, owner: string, leaseMs: n
 }
 
 /** A 2xx: the event is delivered, whichever attempt got it there (a late one of a lost lease too). */
-export async function markDelivered(store: JobStore, d: Delivery, status: number, now = Date.now()): Promise<void> {
-  await store.transaction((tx) =>
+export async function markDelivered(db: Database, d: Delivery, status: number, now = Date.now()): Promise<void> {
+  await db.transaction((tx) =>
     tx.run(
       `UPDATE webhook_outbox SET delivered_at = ?, last_status = ?, last_error = NULL, lease_owner = NULL, lease_until = NULL
         WHERE seq = ? AND delivered_at IS NULL`,
@@ -96,8 +96,8 @@ export interface FailedAttempt {
 }
 
 /** Records a failed attempt; false when another attempt has taken the row meanwhile (its lease ran out). */
-export async function markFailed(store: JobStore, d: Delivery, failure: FailedAttempt, now = Date.now()): Promise<boolean> {
-  const changed = await store.transaction((tx) =>
+export async function markFailed(db: Database, d: Delivery, failure: FailedAttempt, now = Date.now()): Promise<boolean> {
+  const changed = await db.transaction((tx) =>
     failure.nextAttemptAt === null
       ? tx.run(
           `UPDATE webhook_outbox SET gave_up_at = ?, last_status = ?, last_error = ?, lease_owner = NULL, lease_until = NULL
@@ -125,8 +125,8 @@ export async function markFailed(store: JobStore, d: Delivery, failure: FailedAt
  * A node starting again lets go of the deliveries its last run held (`owner`; null: every lease,
  * for a store this process alone uses), so they go on at once rather than after their lease.
  */
-export async function releaseDeliveries(store: JobStore, owner: string | null): Promise<number> {
-  return store.transaction((tx) =>
+export async function releaseDeliveries(db: Database, owner: string | null): Promise<number> {
+  return db.transaction((tx) =>
     owner === null
       ? tx.run(`UPDATE webhook_outbox SET lease_until = NULL WHERE lease_until IS NOT NULL AND ${PENDING}`)
       : tx.run(`UPDATE webhook_outbox SET lease_until = NULL WHERE lease_owner = ? AND ${PENDING}`, owner),
@@ -134,14 +134,15 @@ export async function releaseDeliveries(store: JobStore, owner: string | null): 
 }
 
 /** Events not yet delivered nor given up, on every node (metrics). */
-export async function pendingDeliveries(store: JobStore): Promise<number> {
-  const row = await store.transaction((tx) => tx.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM webhook_outbox WHERE ${PENDING}`));
+export async function pendingDeliveries(db: Database): Promise<number> {
+  // Counted through the partial index of pending rows (webhook_outbox_due): delivered ones are not read.
+  const row = await db.sql.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM webhook_outbox WHERE ${PENDING}`);
   return Number(row?.n ?? 0);
 }
 
 /** Deletes rows delivered or given up before `before`: their receivers have them or never will. */
-export async function purgeDeliveries(store: JobStore, before: number): Promise<number> {
-  return store.transaction((tx) =>
+export async function purgeDeliveries(db: Database, before: number): Promise<number> {
+  return db.transaction((tx) =>
     tx.run('DELETE FROM webhook_outbox WHERE delivered_at < ? OR gave_up_at < ?', before, before),
   );
 }

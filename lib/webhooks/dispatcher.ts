@@ -8,7 +8,7 @@
 // the one delivery per receiver it interrupted: each receiver has one delivery in flight at a
 // time (the oldest pending), and a 2xx is recorded before the next one starts.
 import type { Logger } from 'pino';
-import { StoreUnavailableError } from '../jobs/errors.js';
+import { StoreUnavailableError } from '../db/errors.js';
 import type { JobStore } from '../jobs/store.js';
 import type { WebhookDeliveryOutcome } from '../metrics.js';
 import { nextAttemptAt, type RetryPolicy } from './backoff.js';
@@ -66,7 +66,7 @@ export class WebhookDispatcher {
   async start(): Promise<void> {
     const { store, nodeId, logger, pollMs = 1000 } = this.options;
     // One box's store is this process's alone: every lease left in it is its previous run's.
-    await releaseDeliveries(store, store.shared ? nodeId : null).catch((err) =>
+    await releaseDeliveries(store.db, store.shared ? nodeId : null).catch((err) =>
       logger.warn({ err: (err as Error).message }, 'cannot release the webhook deliveries of the last run; they go on once their lease runs out'),
     );
     this.started = true;
@@ -118,7 +118,7 @@ export class WebhookDispatcher {
         this.pumpAgain = false;
         while (!this.stopping && this.inFlight.size < PARALLEL_DELIVERIES) {
           const room = PARALLEL_DELIVERIES - this.inFlight.size;
-          const claimed = await claimDeliveries(store, nodeId, this.leaseMs, room);
+          const claimed = await claimDeliveries(store.db, nodeId, this.leaseMs, room);
           for (const d of claimed) {
             const run = this.deliver(d).catch((err) => logger.error({ err, event_id: d.eventId }, 'webhook delivery failed outside its attempt'));
             this.inFlight.set(d.seq, run);
@@ -144,7 +144,7 @@ export class WebhookDispatcher {
     const seconds = (Date.now() - started) / 1000;
     const leaseEnds = started + this.leaseMs;
     if (result.ok) {
-      await this.whileUnavailable(() => markDelivered(store, d, result.status!), leaseEnds, logger);
+      await this.whileUnavailable(() => markDelivered(store.db, d, result.status!), leaseEnds, logger);
       // Counted once recorded: a scrape never sees a delivery counted and still pending.
       metrics?.observeWebhookDelivery(d.eventType, 'delivered', seconds);
       logger.debug({ status: result.status, ms: Math.round(seconds * 1000) }, 'webhook delivered');
@@ -153,7 +153,7 @@ export class WebhookDispatcher {
     const now = Date.now();
     // An attempt abandoned by a stop goes again at once, on the next start or another node.
     const next = this.abandon.signal.aborted ? now : nextAttemptAt(retry, d.createdAt, d.attempt, now);
-    const recorded = await this.whileUnavailable(() => markFailed(store, d, { status: result.status, error: result.error ?? 'failed', nextAttemptAt: next }, now), leaseEnds, logger);
+    const recorded = await this.whileUnavailable(() => markFailed(store.db, d, { status: result.status, error: result.error ?? 'failed', nextAttemptAt: next }, now), leaseEnds, logger);
     metrics?.observeWebhookDelivery(d.eventType, next === null ? 'gave_up' : 'failed', seconds);
     if (!recorded) return; // another attempt holds it now
     if (next === null) {
@@ -199,7 +199,7 @@ export class WebhookDispatcher {
   private async purge(): Promise<void> {
     const { store, logger } = this.options;
     try {
-      const removed = await purgeDeliveries(store, Date.now() - KEEP_FINISHED_MS);
+      const removed = await purgeDeliveries(store.db, Date.now() - KEEP_FINISHED_MS);
       if (removed > 0) logger.info({ removed }, 'purged old webhook deliveries');
     } catch (err) {
       logger.debug({ err: (err as Error).message }, 'cannot purge old webhook deliveries now');

@@ -2,7 +2,7 @@
 // outcome, a camera's change of state), so an event exists exactly when its cause does; delivery
 // (lib/webhooks/dispatcher.ts) reads them from there.
 import { randomUUID } from 'node:crypto';
-import type { Tx } from '../jobs/store.js';
+import type { Tx } from '../db/database.js';
 
 export type WebhookEventType = 'job.completed' | 'camera.state_changed';
 

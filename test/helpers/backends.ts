@@ -6,9 +6,15 @@ import path from 'node:path';
 import pg from 'pg';
 import { pino } from 'pino';
 import { startPostgres, type PrivatePostgres } from '../../testkit/postgres.js';
-import { PgJobStore } from '../../lib/jobs/pg-store.js';
-import { SqliteJobStore } from '../../lib/jobs/sqlite-store.js';
-import type { JobStore } from '../../lib/jobs/store.js';
+import { PostgresDatabase } from '../../lib/db/postgres-database.js';
+import { SqliteDatabase } from '../../lib/db/sqlite-database.js';
+import { JobStore } from '../../lib/jobs/store.js';
+import { jobsSchema } from '../../lib/jobs/schema.js';
+import { camerasSchema } from '../../lib/cameras/schema.js';
+import { webhooksSchema } from '../../lib/webhooks/schema.js';
+
+/** Every module's tables, as the service migrates them. */
+export const ALL_SCHEMAS = [jobsSchema, camerasSchema, webhooksSchema];
 
 export type BackendName = 'sqlite' | 'postgres';
 
@@ -20,7 +26,7 @@ export interface Backend {
   openStore(dir: string): Promise<JobStore>;
   /**
    * `count` stores on one new empty database: separate nodes of one service on PostgreSQL (a pool
-   * and a LISTEN connection each), separate connections to one file on SQLite (in `dir`).
+   * and a LISTEN connection each); on SQLite one store on a file in `dir`, `count` times.
    */
   openStores(dir: string, count: number): Promise<JobStore[]>;
 }
@@ -57,20 +63,29 @@ export async function newDatabaseUrl(): Promise<string> {
   return url.toString();
 }
 
+const silent = pino({ level: 'silent' });
+const sqliteStore = (dir: string) => JobStore.open(new SqliteDatabase(path.join(dir, 'jobs.sqlite')), ALL_SCHEMAS);
+const pgStore = async (url: string) => JobStore.open(await PostgresDatabase.open({ url, logger: silent }), ALL_SCHEMAS);
+
 const backends: Record<BackendName, Backend> = {
   sqlite: {
     name: 'sqlite',
     env: async () => ({}),
-    openStore: async (dir) => new SqliteJobStore(path.join(dir, 'jobs.sqlite')),
-    openStores: async (dir, count) => Array.from({ length: count }, () => new SqliteJobStore(path.join(dir, 'jobs.sqlite'))),
+    openStore: sqliteStore,
+    // One box has one connection to its file (transactions of several in one process would wait
+    // on each other's locks while blocking the event loop): the same store, `count` times.
+    openStores: async (dir, count) => {
+      const store = await sqliteStore(dir);
+      return Array.from({ length: count }, () => store);
+    },
   },
   postgres: {
     name: 'postgres',
     env: async () => ({ DATABASE_URL: await newDatabaseUrl() }),
-    openStore: async () => PgJobStore.open({ url: await newDatabaseUrl(), logger: pino({ level: 'silent' }) }),
+    openStore: async () => pgStore(await newDatabaseUrl()),
     openStores: async (_dir, count) => {
       const url = await newDatabaseUrl();
-      return Promise.all(Array.from({ length: count }, () => PgJobStore.open({ url, logger: pino({ level: 'silent' }) })));
+      return Promise.all(Array.from({ length: count }, () => pgStore(url)));
     },
   },
 };

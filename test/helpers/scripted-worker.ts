@@ -12,14 +12,14 @@ process.on('message', (req: WorkerRequest | WorkerCancel) => {
   switch (behaviour) {
     case 'ok':
       send({ type: 'progress', jobId, message: 'Processing frame 1 of 1' });
-      setTimeout(() => send({ type: 'done', jobId, message: 'fine', result: { answer: 42, pid: process.pid } }), 50);
+      setTimeout(() => send({ type: 'done', jobId, outcome: { message: 'fine', result: { answer: 42, pid: process.pid } } }), 50);
       break;
     case 'crash':
       process.kill(process.pid, 'SIGSEGV');
       break;
     case 'crash_once': {
       const marker = String(req.input.marker);
-      if (fs.existsSync(marker)) send({ type: 'done', jobId, message: 'fine after a crash', result: {} });
+      if (fs.existsSync(marker)) send({ type: 'done', jobId, outcome: { message: 'fine after a crash', result: {} } });
       else {
         fs.writeFileSync(marker, '');
         process.exit(70);

@@ -5,41 +5,66 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Analytic } from '../../jobs/analytic.js';
-import type { JobRecord } from '../../jobs/store.js';
-import { StoreUnavailableError } from '../../jobs/errors.js';
+import { DuplicateSubmissionError, type JobRecord } from '../../jobs/store.js';
+import type { Tx } from '../../db/database.js';
+import { idempotencyKeyReused, type IdempotencyKey } from '../idempotency.js';
+import { StoreUnavailableError } from '../../db/errors.js';
 import type { ServiceDeps } from '../app.js';
 import type { UploadedFile } from '../upload.js';
 
+export interface AcceptOptions {
+  /**
+   * What the service rather than the analytic keeps with the job (the task's fields from the
+   * start, `taskFields`; a `callbackUrl`); the worker ignores it.
+   */
+  service?: Record<string, unknown>;
+  id?: string;
+  /** Written in the job's own transaction: what must exist exactly when the job does. */
+  alongside?: (tx: Tx) => Promise<void>;
+  /** Undoes what the route prepared for the job (a reference picture moved into place) when no job is created. */
+  discard?: () => Promise<void>;
+  /** The request's Idempotency-Key (idempotency.ts). */
+  idempotencyKey?: IdempotencyKey | null;
+}
+
 /**
  * `makeInput` builds the job's input from where its files now are; the analytic checks it
- * (parseInput) before it is stored, as the worker does before it runs it. `service` adds what the
- * service rather than the analytic keeps with the job (the task's fields from the start
- * (`taskFields`), a `callbackUrl`, a camera's bookkeeping); the worker ignores it.
+ * (parseInput) before it is stored, as the worker does before it runs it. A submission whose
+ * Idempotency-Key an earlier one holds creates nothing, and resolves with the earlier job.
  */
 export async function acceptJob<Input>(
   deps: ServiceDeps,
   analytic: Analytic<Input>,
   files: Record<string, UploadedFile>,
   makeInput: (paths: Record<string, string>, id: string) => Input,
-  service: Record<string, unknown> = {},
-  id = randomUUID(),
+  options: AcceptOptions = {},
 ): Promise<JobRecord> {
+  const id = options.id ?? randomUUID();
   const inputDir = path.join(deps.jobsDir, id, 'input');
-  await fs.mkdir(inputDir, { recursive: true });
-  const paths: Record<string, string> = {};
-  for (const [field, file] of Object.entries(files)) {
-    paths[field] = path.join(inputDir, field); // never the client's name: it is not a safe path
-    await fs.rename(file.path, paths[field]);
-  }
-  let job: JobRecord;
-  try {
-    await deps.queue.assertCapacity(); // again: other uploads may have been accepted meanwhile
-    const input = { ...(analytic.parseInput(makeInput(paths, id)) as Record<string, unknown>), ...service };
-    job = await deps.store.insert({ id, analytic: analytic.name, input });
-  } catch (err) {
+  const discard = async () => {
     // Not a job: its files go. (An insert whose answer was lost with the database connection may
     // have landed; its job then fails for want of input, and the client, told 503, sends it again.)
     await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
+    await options.discard?.();
+  };
+  let job: JobRecord;
+  try {
+    await fs.mkdir(inputDir, { recursive: true });
+    const paths: Record<string, string> = {};
+    for (const [field, file] of Object.entries(files)) {
+      paths[field] = path.join(inputDir, field); // never the client's name: it is not a safe path
+      await fs.rename(file.path, paths[field]);
+    }
+    await deps.queue.assertCapacity(); // again: other uploads may have been accepted meanwhile
+    const input = { ...(analytic.parseInput(makeInput(paths, id)) as Record<string, unknown>), ...options.service };
+    job = await deps.store.insert({ id, analytic: analytic.name, input }, { alongside: options.alongside, idempotencyKey: options.idempotencyKey ?? undefined });
+  } catch (err) {
+    await discard();
+    if (err instanceof DuplicateSubmissionError) {
+      const first = await deps.store.get(err.jobId);
+      if (first && first.analytic !== analytic.name) throw idempotencyKeyReused(first);
+      if (first) return first;
+    }
     throw err;
   }
   deps.logger.info({ job_id: id, analytic: analytic.name }, 'job accepted');

@@ -1,0 +1,293 @@
+// The database of several nodes as one service: PostgreSQL, through a `pg` pool. Notifications
+// between nodes are LISTEN/NOTIFY on a connection of its own, re-opened when lost; a node's name
+// is a session advisory lock on another, so a node that dies lets go of it with its connection.
+//
+// A NOTIFY is sent after the write it announces has committed, in a transaction of its own that
+// does not wait for the disk: PostgreSQL holds a server-wide lock from a notifying commit until
+// that commit is flushed, so notifying inside the writer's own transaction would keep commits from
+// sharing a flush (measured: 1895 plain commits/s against 281 notifying ones on 16 connections).
+import { EventEmitter } from 'node:events';
+import pg from 'pg';
+import type { Logger } from 'pino';
+import type { Database, DatabaseEvent, Tx } from './database.js';
+import { postgresDialect } from './dialect.js';
+import { NameTakenError, StoreUnavailableError } from './errors.js';
+import { applyMigrations, type SchemaModule } from './migrations.js';
+
+const CHANNEL = 'vaa_jobs';
+/** Serialises migrations of nodes starting together (any constant unique to this service). */
+const MIGRATION_LOCK = 0x7661616d; // "vaam", within a JavaScript number's exact range
+
+export interface PostgresOptions {
+  url: string;
+  logger: Logger;
+  /** Connections this node opens for queries (plus one for LISTEN). @defaultValue 10 */
+  poolSize?: number;
+  /** How long opening waits for the database to answer. @defaultValue 30 s */
+  startTimeoutMs?: number;
+}
+
+export class PostgresDatabase implements Database {
+  readonly dialect = postgresDialect;
+  readonly backend = 'postgres';
+  readonly shared = true;
+  private readonly events = new EventEmitter();
+  private listener: pg.Client | null = null;
+  private nameHolder: pg.Client | null = null;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly options: PostgresOptions,
+  ) {
+    this.events.setMaxListeners(0);
+  }
+
+  /** Connects, waiting up to startTimeoutMs for the database, and starts listening. */
+  static async open(options: PostgresOptions): Promise<PostgresDatabase> {
+    const pool = new pg.Pool({
+      connectionString: options.url,
+      max: options.poolSize ?? 10,
+      connectionTimeoutMillis: 5000,
+      // Opening a connection costs 20-30 ms: idle ones are kept for a while.
+      idleTimeoutMillis: 10 * 60_000,
+      application_name: 'vaa',
+    });
+    // An idle connection the server closed (restart) is dropped by the pool; without a listener
+    // its 'error' would end the process.
+    pool.on('error', (err) => options.logger.warn({ err: err.message }, 'a database connection was lost'));
+    const db = new PostgresDatabase(pool, options);
+    const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
+    for (;;) {
+      try {
+        await pool.query('SELECT 1');
+        break;
+      } catch (err) {
+        if (!isUnavailable(err) || Date.now() > deadline) {
+          await pool.end();
+          throw err;
+        }
+        options.logger.warn({ err: (err as Error).message }, 'waiting for the job database');
+        await sleep(1000);
+      }
+    }
+    // The pool's connections open now rather than under the first requests (20-30 ms each).
+    await Promise.all(Array.from({ length: options.poolSize ?? 10 }, () => pool.query('SELECT 1'))).catch(() => {});
+    void db.listen();
+    return db;
+  }
+
+  async migrate(modules: SchemaModule[]): Promise<void> {
+    await this.transaction(async (tx) => {
+      await tx.run('SELECT pg_advisory_xact_lock(?)', MIGRATION_LOCK);
+      // The single version of the releases before schema_modules; its jobs table had the columns
+      // of SQLite's second version from the start, hence one more.
+      const legacy = (await tx.get<{ t: string | null }>(`SELECT to_regclass('schema_version') AS t`))?.t
+        ? Number((await tx.get<{ version: number }>('SELECT version FROM schema_version'))?.version ?? 0)
+        : 0;
+      await applyMigrations(tx, this.dialect, modules, legacy === 0 ? 0 : legacy + 1);
+    });
+  }
+
+  readonly sql: Tx = {
+    all: async <T>(sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rows as T[],
+    get: async <T>(sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rows[0] as T | undefined,
+    run: async (sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rowCount ?? 0,
+    exec: async (sql: string) => void (await this.query(sql)),
+  };
+
+  async transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    const held = await this.checkOut();
+    try {
+      await held.client.query('BEGIN');
+      const value = await body(clientTx(held.client));
+      await held.client.query('COMMIT');
+      return value;
+    } catch (err) {
+      await held.client.query('ROLLBACK').catch(() => held.lost());
+      throw unavailable(err);
+    } finally {
+      held.release();
+    }
+  }
+
+  /** A session advisory lock on a connection held for the task: a node that dies lets go with its connection. */
+  async exclusive(name: string, task: () => Promise<void>): Promise<boolean> {
+    const held = await this.checkOut();
+    try {
+      const { rows } = await held.client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name]);
+      if (!rows[0].locked) return false;
+      try {
+        await task();
+      } finally {
+        await held.client.query('SELECT pg_advisory_unlock(hashtext($1))', [name]).catch(() => {});
+      }
+      return true;
+    } catch (err) {
+      throw unavailable(err);
+    } finally {
+      held.release();
+    }
+  }
+
+  /**
+   * A session advisory lock on a connection of its own, held until close(). A node paused or cut
+   * off keeps its connection, and its name with it, until the server drops the connection.
+   */
+  async holdName(name: string): Promise<void> {
+    const client = new pg.Client({ connectionString: this.options.url, application_name: 'vaa-node' });
+    client.on('error', (err) => {
+      if (!this.closed) this.options.logger.error({ err: err.message, node: name }, 'lost the connection that holds this node name');
+    });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('vaa-node:' || $1)) AS locked`, [name]);
+      if (!rows[0].locked) {
+        throw new NameTakenError(
+          `NODE_ID "${name}" is in use by another running node of this service (it holds the name's lock in the database): give each node a NODE_ID of its own`,
+        );
+      }
+    } catch (err) {
+      await client.end().catch(() => {});
+      throw err instanceof NameTakenError ? err : unavailable(err);
+    }
+    this.nameHolder = client;
+  }
+
+  /** Tells the listening nodes. A notification lost with the connection or a crash only delays a claim or a wait until the next poll. */
+  async notify(payload: string): Promise<void> {
+    try {
+      // One statement, its own transaction; set_config(..., true) lasts until its commit.
+      await this.pool.query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)`, [CHANNEL, payload]);
+    } catch (err) {
+      this.options.logger.debug({ err: (err as Error).message }, 'a notification was not sent');
+    }
+  }
+
+  subscribe(listener: (event: DatabaseEvent) => void): () => void {
+    this.events.on('event', listener);
+    return () => this.events.off('event', listener);
+  }
+
+  /** Autovacuum reuses the space of deleted rows (the batched deletes leave it time to keep up); the files do not shrink. */
+  async reclaimSpace(): Promise<void> {}
+
+  async sizeBytes(): Promise<number> {
+    const row = await this.sql.get<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
+    return Number(row?.bytes ?? 0);
+  }
+
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.listener?.end().catch(() => {});
+    await this.nameHolder?.end().catch(() => {});
+    await this.pool.end();
+  }
+
+  /**
+   * A connection of the pool for several statements. A checked-out client has no pool listener: a
+   * server that ends the connection between two statements (a restart) would otherwise end the
+   * process with an unhandled 'error'. The next statement then fails, and the connection is not
+   * given back to the pool.
+   */
+  private async checkOut(): Promise<{ client: pg.PoolClient; lost(): void; release(): void }> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (err) {
+      throw unavailable(err);
+    }
+    let broken = false;
+    const lost = () => {
+      broken = true;
+    };
+    client.on('error', lost);
+    return {
+      client,
+      lost,
+      release: () => {
+        client.off('error', lost);
+        client.release(broken);
+      },
+    };
+  }
+
+  private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+    try {
+      return await this.pool.query<R>(sql, values);
+    } catch (err) {
+      throw unavailable(err);
+    }
+  }
+
+  /** Keeps one connection LISTENing; after a loss, re-opens it and tells subscribers they may have missed events. */
+  private async listen(): Promise<void> {
+    let lost = false;
+    while (!this.closed) {
+      const client = new pg.Client({ connectionString: this.options.url, application_name: 'vaa-listen' });
+      const ended = new Promise<void>((resolve) => {
+        client.on('end', resolve);
+        client.on('error', () => resolve());
+      });
+      client.on('notification', (n) => this.events.emit('event', { type: 'notification', payload: n.payload ?? '' } satisfies DatabaseEvent));
+      try {
+        await client.connect();
+        await client.query(`LISTEN ${CHANNEL}`);
+        this.listener = client;
+        if (lost) {
+          this.options.logger.info('job database reachable again');
+          this.events.emit('event', { type: 'reconnected' } satisfies DatabaseEvent);
+        }
+        // A close() while this connection was opening could not end it: it is ended below.
+        if (!this.closed) await ended;
+      } catch {
+        // not reachable yet: try again below
+      }
+      this.listener = null;
+      await client.end().catch(() => {});
+      if (this.closed) return;
+      if (!lost) this.options.logger.warn('lost the connection to the job database; reconnecting');
+      lost = true;
+      await sleep(1000);
+    }
+  }
+}
+
+/** `?` placeholders become PostgreSQL's `$n` (no statement here has a `?` inside a string). */
+function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+function clientTx(client: pg.PoolClient): Tx {
+  return {
+    all: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows as T[],
+    get: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows[0] as T | undefined,
+    run: async (sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rowCount ?? 0,
+    exec: async (sql: string) => void (await client.query(sql)),
+  };
+}
+
+/** Errors that mean "the database is not reachable", not "the query is wrong". */
+export function isUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  if (err instanceof StoreUnavailableError) return true;
+  const code = e?.code ?? '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
+  // 08: connection exception; 57P01-3: admin shutdown, crash shutdown, cannot connect now; 53300: too many connections.
+  if (code.startsWith('08') || ['57P01', '57P02', '57P03', '53300'].includes(code)) return true;
+  return /Connection terminated|connection timeout|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end/i.test(e?.message ?? '');
+}
+
+function unavailable(err: unknown): unknown {
+  return isUnavailable(err) && !(err instanceof StoreUnavailableError) ? new StoreUnavailableError(err) : err;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
