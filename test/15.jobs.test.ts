@@ -12,6 +12,7 @@ import { AnalyticRegistry } from '../lib/jobs/analytic.js';
 import { loadConfig } from '../lib/config.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
 import { describeBackends } from './helpers/backends.js';
+import { until } from './helpers/until.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
 
@@ -21,7 +22,8 @@ describeBackends('job queue and worker pool', function (backend) {
   let pool: WorkerPool;
   let queue: JobQueue;
 
-  async function setUp(size: number, timeoutMs = 5000, start = true) {
+  /** `concurrency` above `size` claims jobs that then wait in the pool for a free worker. */
+  async function setUp(size: number, timeoutMs = 5000, start = true, concurrency = size) {
     dir = tempDataDir();
     store = await backend.openStore(dir);
     const logger = pino({ level: 'silent' });
@@ -31,7 +33,7 @@ describeBackends('job queue and worker pool', function (backend) {
     const analytics = new AnalyticRegistry([
       { name: 'test', parseInput: (raw) => raw, timeoutMs: () => timeoutMs, writesResultFiles: false, loadRunner: () => Promise.reject(new Error('runs in the scripted worker')) },
     ]);
-    queue = new JobQueue({ store, pool, logger, nodeId: 'test-node', concurrency: size, limit: 100, maxAttempts: 3, leaseMs: 30_000, analytics, config: loadConfig({}) });
+    queue = new JobQueue({ store, pool, logger, nodeId: 'test-node', concurrency, limit: 100, maxAttempts: 3, leaseMs: 30_000, analytics, config: loadConfig({}) });
     if (start) await queue.start();
   }
   afterEach(async () => {
@@ -144,6 +146,26 @@ describeBackends('job queue and worker pool', function (backend) {
     await queue.waitForFinish('next', 5000);
     expect((await job('next')).state).to.equal('done');
     expect(pool.restarts).to.equal(1);
+  });
+
+  it('puts a job still waiting for a worker back in the queue when the node stops, as it does a running one', async () => {
+    // One worker, two claims: 'waiting' is handed to the pool while 'stuck' holds its worker.
+    await setUp(1, 5000, true, 2);
+    await submit('stuck', { behaviour: 'hang_after_progress' });
+    await submit('waiting', { behaviour: 'ok' });
+    await until('both jobs claimed, the first one running', async () => {
+      const [stuck, waiting] = [await job('stuck'), await job('waiting')];
+      return stuck.message === 'Processing frame 1 of 2' && waiting.state === 'processing';
+    });
+    // The service's stop: the queue first, then the pool.
+    await queue.stop(100);
+    await pool.stop();
+    await queue.settled(2000);
+    for (const id of ['stuck', 'waiting']) {
+      const record = await job(id);
+      expect(record, id).to.include({ state: 'queued', attempts: 1, error: null });
+      expect(record.message, id).to.equal('Queued (service restarting)');
+    }
   });
 
   it('resumes unfinished jobs found in the store, and gives up on ones interrupted too often', async () => {

@@ -59,7 +59,10 @@ describe('kamcheck job with a reference refresh', function () {
     expect([written.cols, written.rows]).to.deep.equal([640, 480]);
     expect(fs.readFileSync(shared).equals(before)).to.equal(true);
     expect(fs.readdirSync(path.dirname(shared)).sort()).to.deep.equal(['next.jpg', 'reference.jpg']);
-    // the job's own folder went when it finished; the shared reference did not
+    // the job's own folder goes in the clean-up after its outcome is recorded, which the task can
+    // show complete before; the queue's waitForFinish waits for that clean-up too. The shared
+    // reference stays.
+    for (const id of ids) expect(await svc.service.queue.waitForFinish(id, 10_000), id).to.equal(true);
     expect(fs.readdirSync(path.join(svc.dataDir, 'jobs'))).to.deep.equal([]);
     expect((await api(`${svc.url}/kamcheck/${ids[0]}`)).body.task).to.deep.equal(withRefresh);
   });

@@ -7,7 +7,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { loadConfig } from '../lib/config.js';
 import { createApp } from '../lib/http/app.js';
-import { servedAnalytics } from '../lib/analytics.js';
+import { servedAnalytics } from '../lib/http/served-analytics.js';
 import { ResultLinks } from '../lib/http/result-links.js';
 import { api, removeTempDir, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { checkResponse, OpenApiMismatch, openApiDocument, OPENAPI_PATH, type ReceivedResponse } from '../testkit/openapi-check.js';

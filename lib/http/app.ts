@@ -15,7 +15,7 @@ import { multipartUpload } from './upload.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import type { StorageGuard } from '../disk-space.js';
 import type { ServiceMetrics } from '../metrics.js';
-import type { ServedAnalytic } from '../analytics.js';
+import type { ServedAnalytic } from './served-analytics.js';
 import { allowedMethods, requestMetrics } from './request-metrics.js';
 import { SERVER_HEADER } from '../version.js';
 import { healthRoutes } from './routes/health.js';
@@ -45,7 +45,7 @@ export interface ServiceDeps {
   metrics: ServiceMetrics;
   /** This node's name (NODE_ID). */
   nodeId: string;
-  /** The analytics whose routes the app serves (lib/analytics.ts). */
+  /** The analytics whose routes the app serves (lib/http/served-analytics.ts). */
   analytics: ServedAnalytic[];
 }
 

@@ -100,7 +100,8 @@ export class WorkerPool {
 
   run(request: Omit<WorkerRequest, 'type'>, options: RunOptions): Promise<AnalyticOutcome> {
     return new Promise((resolve, reject) => {
-      if (this.stopping) return reject(new Error('worker pool is stopping'));
+      // Retryable: the queue puts the job back for another node or this one's next start.
+      if (this.stopping) return reject(new WorkerCrashedError('the service is stopping'));
       this.waiting.push({ request: { type: 'run', ...request }, options, resolve, reject });
       this.dispatch();
     });
@@ -130,10 +131,13 @@ export class WorkerPool {
     }, graceMs);
   }
 
-  /** Kills every worker; running tasks are rejected with WorkerCrashedError. */
+  /**
+   * Kills every worker. Running tasks, and tasks still waiting for a worker, are rejected with
+   * WorkerCrashedError: retryable, so the queue puts their jobs back rather than failing them.
+   */
   async stop(): Promise<void> {
     this.stopping = true;
-    for (const task of this.waiting.splice(0)) task.reject(new Error('worker pool stopped'));
+    for (const task of this.waiting.splice(0)) task.reject(new WorkerCrashedError('the service is stopping'));
     const exits = [...this.workers].map(
       (w) =>
         new Promise<void>((done) => {
