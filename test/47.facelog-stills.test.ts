@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { probeMedia } from '../lib/video/probe.js';
+import { publishResults } from '../lib/jobs/published-results.js';
 import { MIN_SIGHTING_CONFIDENCE, runFaceLog } from '../lib/facelog/run.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -52,6 +53,9 @@ describe('face log on still images', function () {
     );
     expect(r.frames_processed).to.equal(1);
     expect([media.width, media.height]).to.deep.equal([truth.width, truth.height]);
+    // The queue moves the run's files into place once the outcome is recorded; here, now.
+    expect(r.stagedResults.to).to.equal(out);
+    publishResults(r.stagedResults);
     const xml = parseFaceLogXml(fs.readFileSync(path.join(out, xmlFile(jobId)), 'utf8'));
     const boxOf = (id: string) => {
       const track = xml.tracks.find((t) => t.sighting === id)!;

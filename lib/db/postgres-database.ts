@@ -15,6 +15,8 @@ import { NameTakenError, StoreUnavailableError } from './errors.js';
 import { applyMigrations, type SchemaModule } from './migrations.js';
 
 const CHANNEL = 'vaa_jobs';
+/** How long a start waits for a node name held by a session the server is still ending. */
+const NAME_RELEASE_WAIT_MS = 3000;
 /** Serialises migrations of nodes starting together (any constant unique to this service). */
 const MIGRATION_LOCK = 0x7661616d; // "vaam", within a JavaScript number's exact range
 
@@ -132,26 +134,64 @@ export class PostgresDatabase implements Database {
 
   /**
    * A session advisory lock on a connection of its own, held until close(). A node paused or cut
-   * off keeps its connection, and its name with it, until the server drops the connection.
+   * off keeps its connection, and its name with it, until the server drops the connection; a
+   * connection lost (the database restarting) is opened again and the lock taken again.
    */
   async holdName(name: string): Promise<void> {
+    const client = await this.lockName(name, NAME_RELEASE_WAIT_MS);
+    if (!client) throw nameTaken(name);
+    this.keepName(name, client);
+  }
+
+  /** A connection holding the name's lock, or null when a live session holds it past `waitMs`. */
+  private async lockName(name: string, waitMs: number): Promise<pg.Client | null> {
     const client = new pg.Client({ connectionString: this.options.url, application_name: 'vaa-node' });
-    client.on('error', (err) => {
-      if (!this.closed) this.options.logger.error({ err: err.message, node: name }, 'lost the connection that holds this node name');
-    });
+    // Errors end the connection; keepName() hears of it through 'end'.
+    client.on('error', () => {});
     try {
       await client.connect();
-      const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('vaa-node:' || $1)) AS locked`, [name]);
-      if (!rows[0].locked) {
-        throw new NameTakenError(
-          `NODE_ID "${name}" is in use by another running node of this service (it holds the name's lock in the database): give each node a NODE_ID of its own`,
-        );
+      // A node killed just now holds the name until the server has ended its session (a moment).
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const { rows } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(hashtext('vaa-node:' || $1)) AS locked`, [name]);
+        if (rows[0].locked) return client;
+        if (Date.now() > deadline) break;
+        await sleep(250);
       }
     } catch (err) {
       await client.end().catch(() => {});
-      throw err instanceof NameTakenError ? err : unavailable(err);
+      throw unavailable(err);
     }
-    this.nameHolder = client;
+    await client.end().catch(() => {});
+    return null;
+  }
+
+  /** Holds the name while the node runs: a lost connection is replaced once the database answers again. */
+  private keepName(name: string, first: pg.Client): void {
+    this.nameHolder = first;
+    const watch = (client: pg.Client) =>
+      client.once('end', async () => {
+        if (this.closed) return;
+        this.options.logger.warn({ node: name }, 'lost the connection that holds this node name; reconnecting');
+        while (!this.closed) {
+          await sleep(1000);
+          const next = await this.lockName(name, 0).catch(() => undefined);
+          if (next === undefined) continue; // not reachable yet
+          if (next === null) {
+            this.options.logger.error({ node: name }, `${nameTaken(name).message}: another node took this node's name while the database was out of reach`);
+            return;
+          }
+          if (this.closed) {
+            await next.end().catch(() => {});
+            return;
+          }
+          this.nameHolder = next;
+          this.options.logger.info({ node: name }, 'holds this node name again');
+          watch(next);
+          return;
+        }
+      });
+    watch(first);
   }
 
   /** Tells the listening nodes. A notification lost with the connection or a crash only delays a claim or a wait until the next poll. */
@@ -286,6 +326,12 @@ export function isUnavailable(err: unknown): boolean {
 
 function unavailable(err: unknown): unknown {
   return isUnavailable(err) && !(err instanceof StoreUnavailableError) ? new StoreUnavailableError(err) : err;
+}
+
+function nameTaken(name: string): NameTakenError {
+  return new NameTakenError(
+    `NODE_ID "${name}" is in use by another running node of this service (it holds the name's lock in the database): give each node a NODE_ID of its own`,
+  );
 }
 
 function sleep(ms: number): Promise<void> {

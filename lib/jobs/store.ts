@@ -343,22 +343,20 @@ export class JobStore {
    */
   async purgeFinished(before: number, keep: number, batch: number): Promise<number> {
     return this.db.transaction(async (tx) => {
-      const analytics = await tx.all<{ analytic: string }>('SELECT DISTINCT analytic FROM job_totals');
-      const ids: string[] = [];
-      for (const { analytic } of analytics) {
-        // The newest `keep` of the analytic have a seq at or above this one.
+      // The newest `keep` of each analytic have a seq at or above its floor.
+      const floors = new Map<string, number>();
+      for (const { analytic } of await tx.all<{ analytic: string }>('SELECT DISTINCT analytic FROM job_totals')) {
         const floor = await tx.get<{ seq: number | string }>('SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT 1 OFFSET ?', analytic, keep - 1);
-        if (!floor) continue;
-        const rows = await tx.all<{ id: string }>(
-          `SELECT id FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? AND analytic = ? AND seq < ? ORDER BY finished_at LIMIT ?`,
-          before,
-          analytic,
-          Number(floor.seq),
-          batch - ids.length,
-        );
-        ids.push(...rows.map((r) => r.id));
-        if (ids.length >= batch) break;
+        floors.set(analytic, floor ? Number(floor.seq) : -Infinity);
       }
+      // The oldest finished, through jobs_by_finish alone; the kept ones among them (at most
+      // `keep` per analytic) are skipped here, so the batch still fills.
+      const oldest = await tx.all<{ id: string; analytic: string; seq: number | string }>(
+        'SELECT id, analytic, seq FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?',
+        before,
+        batch + keep * floors.size,
+      );
+      const ids = oldest.filter((r) => Number(r.seq) < (floors.get(r.analytic) ?? Infinity)).slice(0, batch).map((r) => r.id);
       if (ids.length === 0) return 0;
       for (const hook of this.purgeHooks) await hook(tx, ids);
       await tx.run(`DELETE FROM jobs WHERE id IN (${ids.map(() => '?').join(', ')})`, ...ids);
