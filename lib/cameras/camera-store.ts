@@ -158,6 +158,53 @@ export async function insertReference(tx: Tx, ref: ReferenceRecord): Promise<voi
   );
 }
 
+/**
+ * The camera's row, locked until the transaction ends (PostgreSQL; SQLite writes one transaction
+ * at a time): checks of one camera that finish together count in turn. Null when there is none.
+ */
+export async function lockCamera(tx: Tx, id: string): Promise<CameraRecord | null> {
+  if ((await tx.run('UPDATE cameras SET streak = streak WHERE id = ?', id)) === 0) return null;
+  return cameraFromRow((await tx.get<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c WHERE c.id = ?`, id))!);
+}
+
+/** Writes a camera's state and last check (as lockCamera read it, changed). */
+export async function updateCamera(tx: Tx, c: CameraRecord): Promise<void> {
+  await tx.run(
+    `UPDATE cameras SET state = ?, state_since = ?, streak = ?, last_check_at = ?, last_job_id = ?, last_probability = ? WHERE id = ?`,
+    c.state,
+    c.stateSince,
+    c.streak,
+    c.lastCheckAt,
+    c.lastJobId,
+    c.lastProbability,
+    c.id,
+  );
+}
+
+/** Adds a check to the camera's history and keeps its newest CHECKS_KEPT. */
+export async function recordCheck(tx: Tx, camera: string, check: CheckRecord): Promise<void> {
+  await tx.run(
+    `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    camera,
+    check.jobId,
+    check.capturedAt,
+    check.finishedAt,
+    check.success ? 1 : 0,
+    check.probability,
+    check.state,
+  );
+  await tx.run(
+    `DELETE FROM camera_checks WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${CHECKS_KEPT})`,
+    camera,
+    camera,
+  );
+}
+
+/** The reference files rows name (the sweep of unlisted files, reference-files.ts). */
+export async function listedReferenceFiles(db: Database): Promise<Set<string>> {
+  return new Set((await db.sql.all<{ file: string }>('SELECT file FROM camera_references')).map((r) => r.file));
+}
+
 export function addReference(db: Database, ref: ReferenceRecord): Promise<void> {
   return db.transaction((tx) => insertReference(tx, ref));
 }

@@ -5,7 +5,7 @@ import type { FinishHook, JobRecord } from '../jobs/store.js';
 import type { Tx } from '../db/database.js';
 import { httpDate } from '../http/task-view.js';
 import { enqueueEvent, type WebhookTargets } from '../webhooks/outbox.js';
-import { cameraFromRow, CHECKS_KEPT, insertReference, takePendingCheck, type CameraRecord, type CameraState, type PendingCheck } from './camera-store.js';
+import { insertReference, lockCamera, recordCheck, takePendingCheck, updateCamera, type CameraRecord, type CameraState, type PendingCheck } from './camera-store.js';
 import { presentCameraSummary } from './present.js';
 
 export interface CameraHookOptions {
@@ -39,29 +39,20 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
   return async (tx, job) => {
     const check = await takePendingCheck(tx, job.id);
     if (!check) return;
-    // Takes the camera's row lock on PostgreSQL, so checks of one camera finishing together count in turn.
-    if ((await tx.run('UPDATE cameras SET streak = streak WHERE id = ?', check.camera)) === 0) return; // deleted meanwhile
-    const before = cameraFromRow((await tx.get('SELECT * FROM cameras WHERE id = ?', check.camera)) as never);
+    // Checks of one camera finishing together count in turn.
+    const before = await lockCamera(tx, check.camera);
+    if (!before) return; // deleted meanwhile
     const at = job.finishedAt ?? Date.now();
     const success = job.state === 'done';
     const probability = success ? Number(job.result?.probability) : null;
     const next = probability === null || !Number.isFinite(probability) ? { state: before.state, streak: before.streak } : nextState(before.state, before.streak, probability, o);
     const changed = next.state !== before.state;
     const stateSince = changed ? at : before.stateSince;
-    await tx.run(
-      `UPDATE cameras SET state = ?, state_since = ?, streak = ?, last_check_at = ?, last_job_id = ?, last_probability = ? WHERE id = ?`,
-      next.state,
-      stateSince,
-      next.streak,
-      at,
-      job.id,
-      probability,
-      check.camera,
-    );
-    await recordCheck(tx, check, job, at, success, probability, next.state);
+    const after: CameraRecord = { ...before, state: next.state, stateSince, streak: next.streak, lastCheckAt: at, lastJobId: job.id, lastProbability: probability };
+    await updateCamera(tx, after);
+    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state: next.state });
     if (probability === 0 && (job.report as RenewedReferenceReport | null)?.renewedReference) await renewReference(tx, check, job, at);
     if (changed) {
-      const after: CameraRecord = { ...before, state: next.state, stateSince, streak: next.streak, lastCheckAt: at, lastJobId: job.id, lastProbability: probability };
       await enqueueEvent(
         tx,
         o.targets,
@@ -82,24 +73,6 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
       );
     }
   };
-}
-
-async function recordCheck(tx: Tx, check: PendingCheck, job: JobRecord, at: number, success: boolean, probability: number | null, state: CameraState): Promise<void> {
-  await tx.run(
-    `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    check.camera,
-    job.id,
-    check.capturedAt,
-    at,
-    success ? 1 : 0,
-    probability,
-    state,
-  );
-  await tx.run(
-    `DELETE FROM camera_checks WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${CHECKS_KEPT})`,
-    check.camera,
-    check.camera,
-  );
 }
 
 /** The worker wrote the clip's quietest frame where the check's input said; it becomes the slot's reference. */

@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../db/database.js';
+import { listedReferenceFiles } from './camera-store.js';
 
 export const REFERENCES_DIR = 'references';
 
@@ -34,7 +35,7 @@ export function newReferenceFile(dataDir: string, ext: string): ReferenceFile {
 /** Removes reference files no row names that are older than the grace; returns how many. */
 export async function sweepReferenceFiles(dataDir: string, db: Database, now = Date.now(), graceMs = UNLISTED_REFERENCE_GRACE_MS): Promise<number> {
   const root = path.join(dataDir, REFERENCES_DIR);
-  const listed = new Set((await db.sql.all<{ file: string }>('SELECT file FROM camera_references')).map((r) => r.file));
+  const listed = await listedReferenceFiles(db);
   let removed = 0;
   for (const shard of await fs.promises.readdir(root).catch(() => [] as string[])) {
     const dir = path.join(root, shard);

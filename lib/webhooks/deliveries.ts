@@ -9,7 +9,7 @@
 // A claim is a compare-and-set on the row's attempt count: of two nodes that read the same row
 // as claimable, only the first UPDATE matches (PostgreSQL re-reads a row another transaction
 // changed before its UPDATE applies, and the count no longer matches); the other claims nothing.
-import type { Database } from '../db/database.js';
+import type { Database, Tx } from '../db/database.js';
 import type { WebhookEventType } from './outbox.js';
 
 export interface Delivery {
@@ -34,6 +34,20 @@ interface OutboxRow {
 }
 
 const PENDING = 'delivered_at IS NULL AND gave_up_at IS NULL';
+
+/** A new delivery, due at once (in the transaction of the event's cause: outbox.ts). */
+export async function insertDelivery(tx: Tx, d: Omit<Delivery, 'seq' | 'attempt'>): Promise<void> {
+  await tx.run(
+    `INSERT INTO webhook_outbox (event_id, event_type, url, body, created_at, attempts, next_attempt_at)
+     VALUES (?, ?, ?, ?, ?, 0, ?)`,
+    d.eventId,
+    d.eventType,
+    d.url,
+    d.body,
+    d.createdAt,
+    d.createdAt,
+  );
+}
 
 /** Claims up to `limit` due deliveries, each the oldest pending one of its receiver, for `leaseMs`. */
 export async function claimDeliveries(db: Database, owner: string, leaseMs: number, limit: number, now = Date.now()): Promise<Delivery[]> {

@@ -3,6 +3,7 @@
 // (lib/webhooks/dispatcher.ts) reads them from there.
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../db/database.js';
+import { insertDelivery } from './deliveries.js';
 
 export type WebhookEventType = 'job.completed' | 'camera.state_changed';
 
@@ -28,17 +29,6 @@ export async function enqueueEvent(tx: Tx, targets: WebhookTargets, event: Webho
   if (urls.length === 0) return 0;
   const eventId = randomUUID();
   const body = JSON.stringify(event.body);
-  for (const url of urls) {
-    await tx.run(
-      `INSERT INTO webhook_outbox (event_id, event_type, url, body, created_at, attempts, next_attempt_at)
-       VALUES (?, ?, ?, ?, ?, 0, ?)`,
-      eventId,
-      event.type,
-      url,
-      body,
-      at,
-      at,
-    );
-  }
+  for (const url of urls) await insertDelivery(tx, { eventId, eventType: event.type, url, body, createdAt: at });
   return urls.length;
 }
