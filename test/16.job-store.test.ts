@@ -4,6 +4,7 @@ import { expect } from 'chai';
 import type { Claim, JobRecord, JobStore, StoreEvent } from '../lib/jobs/store.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
 import { describeBackends } from './helpers/backends.js';
+import { rejection } from './helpers/until.js';
 
 /** A lease that runs out during the test: SHORT_LEASE_MS, then LEASE_RUNS_OUT_MS of waiting. */
 const SHORT_LEASE_MS = 50;
@@ -15,15 +16,6 @@ const EVENT_WAIT_MS = 5000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const claimOf = (job: JobRecord): Claim => ({ id: job.id, attempt: job.attempts });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 /** Every event a store reports, in order, with a way to wait for the next ones. */
 function record(store: JobStore): { events: StoreEvent[]; until(count: number): Promise<StoreEvent[]>; stop(): void } {

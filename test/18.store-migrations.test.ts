@@ -16,20 +16,12 @@ import { JobStore, type JobRecord } from '../lib/jobs/store.js';
 import { pendingDeliveries } from '../lib/webhooks/deliveries.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
 import { ALL_SCHEMAS, describeBackends, newDatabaseUrl } from './helpers/backends.js';
+import { rejection } from './helpers/until.js';
 import { FIRST_RELEASE_SQLITE, SINGLE_VERSION_RELEASE_POSTGRES, SINGLE_VERSION_RELEASE_SQLITE, singleVersionReleaseRows } from './helpers/release-schemas.js';
 
 const silent = pino({ level: 'silent' });
 const LONG_LEASE_MS = 30_000;
 const CURRENT_VERSIONS = { cameras: 2, jobs: 3, webhooks: 2 };
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });

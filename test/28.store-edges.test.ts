@@ -14,21 +14,13 @@ import type { Claim, JobRecord, JobStore } from '../lib/jobs/store.js';
 import { AUTH, PASSWORD, USER, api, form, removeTempDir, spawnService, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { describeBackends } from './helpers/backends.js';
+import { rejection } from './helpers/until.js';
 import { checkRaw, httpRequest, rawConnect } from './helpers/raw-http.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const LONG_LEASE_MS = 30_000;
 const silent = pino({ level: 'silent' });
 const claimOf = (job: JobRecord): Claim => ({ id: job.id, attempt: job.attempts });
-
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (err) {
-    return err as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describeBackends('store edges', function (backend) {
   this.timeout(120_000);

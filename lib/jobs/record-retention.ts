@@ -5,6 +5,7 @@
 // them, so that a request waits behind one batch at most; then SQLite gives the freed pages back.
 // Result files have their own retention (retention.ts), which removes the folders of jobs that
 // no longer have a record.
+import { runNowAndEvery } from './periodic.js';
 import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
 
@@ -64,9 +65,5 @@ export async function sweepRecords(o: RecordRetentionOptions): Promise<RecordSwe
 
 /** Sweeps now and then every RECORD_SWEEP_INTERVAL_MS; returns a function that stops it. */
 export function startRecordRetention(o: RecordRetentionOptions, intervalMs = RECORD_SWEEP_INTERVAL_MS): () => void {
-  const run = () => void sweepRecords(o).catch((err) => o.logger.error({ err }, 'task record sweep failed'));
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runNowAndEvery(intervalMs, () => sweepRecords(o), (err) => o.logger.error({ err }, 'task record sweep failed'));
 }

@@ -3,6 +3,7 @@
 // route checks the time itself, so a link expires on time even between two sweeps.
 import fs from 'node:fs';
 import path from 'node:path';
+import { runNowAndEvery } from './periodic.js';
 import type { Logger } from 'pino';
 import type { JobStore } from './store.js';
 import { PARTIAL_SUFFIX } from './published-results.js';
@@ -68,9 +69,5 @@ async function sweepNow(o: RetentionOptions): Promise<number> {
 
 /** Sweeps now and then every SWEEP_INTERVAL_MS; returns a function that stops it. */
 export function startRetentionSweeper(o: RetentionOptions, intervalMs = SWEEP_INTERVAL_MS): () => void {
-  const run = () => void sweepResults(o).catch((err) => o.logger.error({ err }, 'result sweep failed'));
-  run();
-  const timer = setInterval(run, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
+  return runNowAndEvery(intervalMs, () => sweepResults(o), (err) => o.logger.error({ err }, 'result sweep failed'));
 }

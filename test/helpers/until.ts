@@ -10,3 +10,13 @@ export async function until<T>(what: string, probe: () => Promise<T | undefined 
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** The error a promise rejects with; throws when it resolves instead. */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (err) {
+    return err as Error;
+  }
+  throw new Error('expected a rejection');
+}
