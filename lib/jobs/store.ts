@@ -311,15 +311,20 @@ export class JobStore {
    * stay counted).
    */
   async countsByState(): Promise<{ analytic: string; state: JobState; count: number }[]> {
-    const rows = [
-      ...(await this.db.sql.all<{ analytic: string; state: JobState; count: number | string }>(
-        `SELECT analytic, state, COUNT(*) AS count FROM jobs WHERE ${UNFINISHED} GROUP BY analytic, state ORDER BY analytic, state`,
-      )),
-      ...(await this.db.sql.all<{ analytic: string; state: JobState; count: number | string }>(
-        'SELECT analytic, state, SUM(count) AS count FROM job_totals GROUP BY analytic, state ORDER BY analytic, state',
-      )),
-    ];
-    return rows.map((r) => ({ analytic: r.analytic, state: r.state, count: Number(r.count) }));
+    // Unfinished rows (at most QUEUE_LIMIT) are read in seq order, so that the partial index serves
+    // them; a GROUP BY would lead SQLite's planner to walk jobs_by_analytic, every row of the table.
+    const unfinished = await this.db.sql.all<{ analytic: string; state: JobState }>(`SELECT analytic, state FROM jobs WHERE ${UNFINISHED} ORDER BY seq`);
+    const counts = new Map<string, { analytic: string; state: JobState; count: number }>();
+    for (const r of unfinished) {
+      const key = `${r.analytic}\0${r.state}`;
+      const c = counts.get(key) ?? counts.set(key, { analytic: r.analytic, state: r.state, count: 0 }).get(key)!;
+      c.count++;
+    }
+    const totals = await this.db.sql.all<{ analytic: string; state: JobState; count: number | string }>(
+      'SELECT analytic, state, SUM(count) AS count FROM job_totals GROUP BY analytic, state ORDER BY analytic, state',
+    );
+    const sorted = [...counts.values()].sort((a, b) => a.analytic.localeCompare(b.analytic) || a.state.localeCompare(b.state));
+    return [...sorted, ...totals.map((r) => ({ analytic: r.analytic, state: r.state, count: Number(r.count) }))];
   }
 
   /**
