@@ -111,6 +111,7 @@ test: build models fixtures
 # each generated on first use (10 s), about 1.5 minutes each.
 # The queue bench (about 5 minutes) and the cluster load bench (one box, one PostgreSQL node, then
 # three nodes: about 5 minutes) start private PostgreSQL servers of their own.
+# The store bench fills 2 million job rows per backend: about 10 minutes, up to 3.5 GB in /tmp.
 bench: build models $(FACELOG_FIXTURES)/manifest.json
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
@@ -125,6 +126,7 @@ bench: build models $(FACELOG_FIXTURES)/manifest.json
 	$(NODE) build/scripts/bench-long-video.js --minutes 5 --resolution 1280x720
 	$(NODE) build/scripts/bench-queue.js
 	$(NODE) build/scripts/bench-cluster-load.js
+	$(NODE) build/scripts/bench-store.js
 
 clean:
 	rm -rf build .make/build.stamp

@@ -12,8 +12,9 @@ import type { JobStore } from './store.js';
 /** The history contract: GET /<analytic> answers the last 50 tasks. */
 export const KEEP_PER_ANALYTIC = 50;
 /**
- * Jobs deleted per transaction. 500 took ~10 ms on SQLite and PostgreSQL with 2 million rows
- * (bench-store): the wait a request can have behind one batch.
+ * Jobs deleted per transaction: the wait a request can have behind one batch. Deleting a day's
+ * rows from a store of 2 million, the longest batch of 500 took 31 ms on SQLite and 25 ms on
+ * PostgreSQL, and no request waited more than 38 ms (bench-store).
  */
 export const PURGE_BATCH = 500;
 /** Pause between two batches: requests queued behind one run before the next. */
