@@ -120,7 +120,7 @@ describe('OpenAPI document', function () {
     expect(Object.keys(schemas.TamperCauses.properties)).to.have.members(['blur', 'moved', 'masked', 'exposure', 'frozen', 'black']);
     expect(schemas.TaskError.required).to.have.members(['code', 'message']);
     const faceLogForm = doc.paths['/face_log'].post.requestBody.content['multipart/form-data'].schema.properties;
-    expect(Object.keys(faceLogForm)).to.have.members(['video', 'image', 'start_frame', 'max_frames', 'min_size', 'gender', 'track_thumbnails', 'callback_url']);
+    expect(Object.keys(faceLogForm)).to.have.members(['video', 'image', 'start_frame', 'max_frames', 'min_size', 'gender', 'track_thumbnails', 'blur', 'callback_url']);
     expect(faceLogForm.callback_url.maxLength).to.equal(2048);
     expect(Object.keys(doc.webhooks)).to.have.members(['job.completed', 'camera.state_changed']);
     for (const hook of Object.values(doc.webhooks) as { post: { parameters: { name: string; in: string }[]; responses: object } }[]) {

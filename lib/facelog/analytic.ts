@@ -23,6 +23,11 @@ export interface FaceLogInput {
   trackThumbnails: boolean;
   /** The upload's `callback_url`: where this job's events go too (lib/webhooks/). */
   callbackUrl?: string;
+  /**
+   * Blur every face found in the overlay video and the track thumbnails (sighting thumbnails keep
+   * the face: showing it is what they are for). Absent in records stored before it existed: false.
+   */
+  blur?: boolean;
 }
 
 /** A face log's time limit beyond its frames: model loading, sightings, thumbnails, the XML. */
@@ -47,7 +52,7 @@ export const faceLogAnalytic: Analytic<FaceLogInput> = {
       gender: 'boolean',
       trackThumbnails: 'boolean',
     }),
-    ...readOptionalFields(raw, { callbackUrl: 'string' }),
+    ...readOptionalFields(raw, { callbackUrl: 'string', blur: 'boolean' }),
   }),
   timeoutMs: (input, config) => FIXED_TIME_MS + framesToProcess(input) * config.faceLogMsPerFrame,
   writesResultFiles: true,

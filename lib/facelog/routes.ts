@@ -58,6 +58,7 @@ export function faceLogRoutes(router: Router, deps: ServiceDeps): void {
       minSize: params.minSize,
       gender: params.gender,
       trackThumbnails: params.trackThumbnails,
+      blur: params.blur,
       ...(callbackUrl ? { callbackUrl } : {}),
     }), { idempotencyKey: ctx.state.idempotencyKey });
     ctx.body = { status: 'success', task: presentFaceLogTask(await acceptedTask(deps, job), deps, ctx) };

@@ -29,6 +29,8 @@ import type { Track } from './track/track.js';
 import { framesToProcess } from './frame-range.js';
 import type { FaceLogInput } from './analytic.js';
 import { overlayFile, sightingThumbnailFile, trackThumbnailFile, xmlFile } from './output/result-files.js';
+import { blurPicture } from './output/blur.js';
+import { THUMBNAIL_MARGIN } from './track-evidence.js';
 
 /**
  * A sighting is reported only when it has this confidence (length-discounted, see sighting.ts)...
@@ -91,7 +93,15 @@ export async function runFaceLog(
         describe: (frame, face) => models.describer.describe(frame, face),
         classifyGender: input.gender ? (frame, face) => models.gender.classify(frame, face) : undefined,
       },
-      { width: input.width, height: input.height, fps: input.fps, minSize: input.minSize, totalFrames: framesToProcess(input), still: input.still },
+      {
+        width: input.width,
+        height: input.height,
+        fps: input.fps,
+        minSize: input.minSize,
+        totalFrames: framesToProcess(input),
+        still: input.still,
+        blurFaces: input.blur === true,
+      },
       progress,
     );
     if (loop.framesProcessed === 0) {
@@ -144,7 +154,8 @@ export async function runFaceLog(
   if (input.trackThumbnails) {
     for (const t of tracks) {
       const crop = evidenceOf(t).bestCrop();
-      if (crop) await writeThumbnail(partial, trackThumbnail(t)!, crop);
+      // Sighting thumbnails keep the face (they exist to show it); a track's is blurred with the overlay.
+      if (crop) await writeThumbnail(partial, trackThumbnail(t)!, input.blur ? blurPicture(crop, THUMBNAIL_MARGIN) : crop);
     }
   }
 
