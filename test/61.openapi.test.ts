@@ -107,7 +107,14 @@ describe('OpenAPI document', function () {
     expect(ops).to.include.members([
       'POST /kamcheck', 'GET /kamcheck', 'GET /kamcheck/{job_id}', 'POST /face_log', 'GET /face_log/{job_id}', 'GET /face_detect',
       'GET /results/{job_id}/{file}', 'GET /healthz', 'GET /metrics', 'GET /openapi.json',
+      // The original service's endpoints beyond the seed (SPEC).
+      'POST /face_log_image', 'GET /face_log_image/{job_id}', 'GET /face_log_image/{page}/{per_page}',
+      'POST /face_detect', 'GET /face_detect/{job_id}', 'POST /face_detect_image', 'GET /face_detect_image/{job_id}',
+      'GET /face_detect_image/{page}/{per_page}', 'GET /results/{job_id}/{token}/{file}',
     ]);
+    for (const p of ['/face_detect', '/face_log_image', '/face_detect_image']) {
+      expect(Object.keys(doc.paths[p].post.requestBody.content['multipart/form-data'].schema.properties), p).to.include('blur');
+    }
     const schemas = doc.components.schemas;
     expect(Object.keys(schemas.Sighting.properties)).to.have.members([
       'sighting_id', 'start_frame', 'end_frame', 'frames', 'confidence', 'gender', 'gender_confidence', 'thumbnail',
@@ -116,6 +123,7 @@ describe('OpenAPI document', function () {
       'analytic', 'job_id', 'complete', 'message', 'start_time', 'finish_time', 'success', 'frames', 'frames_processed',
       'input_video', 'resolution', 'number_of_sightings', 'results_video', 'results_xml', 'sightings', 'start_frame', 'error',
     ]);
+    expect(Object.keys(schemas.FaceLogTaskFields.properties)).to.include('results_image');
     expect(Object.keys(schemas.KamcheckTask.properties)).to.include.members(['probability', 'causes', 'error']);
     expect(Object.keys(schemas.TamperCauses.properties)).to.have.members(['blur', 'moved', 'masked', 'exposure', 'frozen', 'black']);
     expect(schemas.TaskError.required).to.have.members(['code', 'message']);
@@ -154,6 +162,19 @@ describe('OpenAPI document', function () {
     accepts(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, status: 410, body: { status: 'error', message: 'gone', error: { code: 'expired', message: 'gone' } } }));
     rejects(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, status: 410, body: { status: 'error', error: { code: 'expired', message: 'gone' } } }), /must have required property 'message'/);
     accepts(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, headers: { 'content-type': 'application/xml; charset=utf-8' }, body: '<faces/>' }));
+    // The face analytics of an image: results_image, and no overlay video for a face detection.
+    const image = { results_image: link(`face_log_${JOB}.jpg`) };
+    accepts(ok({ url: `/face_log_image/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_log_image', ...image } } }));
+    rejects(ok({ url: `/face_log_image/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_log_image' } } }), /results_image/);
+    rejects(ok({ url: `/face_log/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), ...image } } }), /boolean schema is false/);
+    rejects(ok({ url: `/face_log/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_detect' } } }), /analytic/);
+    const { results_video: _v, ...noVideo } = faceLogTask();
+    accepts(ok({ url: `/face_detect_image/${JOB}`, body: { status: 'success', task: { ...noVideo, analytic: 'face_detect_image', ...image } } }));
+    rejects(ok({ url: `/face_detect_image/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_detect_image', ...image } } }), /boolean schema is false/);
+    rejects(ok({ url: `/face_detect/${JOB}`, body: { status: 'success', task: { ...noVideo, analytic: 'face_detect' } } }), /results_video/);
+    accepts(ok({ url: '/face_detect', body: { status: 'success', tasks: [history, { ...history, analytic: 'face_log_image', ...image }] } }));
+    rejects(ok({ url: '/face_detect', body: { status: 'success', tasks: [{ ...history, analytic: 'face_detect' }] } }), /allowed values/);
+    accepts(ok({ url: '/face_detect_image/1/10', body: { status: 'success', tasks: [{ ...history, analytic: 'face_detect' }] } }));
     const failed = { analytic: 'kamcheck', job_id: JOB, complete: true, success: false, message: 'The image cannot be decoded', start_time: DATE, finish_time: DATE, error: { code: 'decode_failed', message: 'The image cannot be decoded' } };
     accepts(ok({ url: `/kamcheck/${JOB}`, body: { status: 'success', task: failed } }));
 
