@@ -5,8 +5,10 @@
 //   FaceLogImage.apply   POST /face_log_image    success, message, results_image, sightings[].thumbnail
 //   FaceDetect.apply     POST /face_detect       success, message, results_video
 //   FaceDetectImage      POST /face_detect_image success, message, results_image
+//   KamCheck.get_reference_image  POST /kamcheck_get_reference  frame_number, reference_image
 // Also `blur`: the face regions of the outputs lose their detail (measured against a run without
-// it), and the face log's history stays what the contract says.
+// it); a reference picked from a clip makes a tamper check of that clip score 0; and the face
+// log's history stays what the contract says.
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -16,6 +18,9 @@ import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 import { parseFaceLogXml, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { multipartBody, multipartType, type Part } from '../testkit/hostile-corpus/multipart.js';
 import { readImageHeader } from '../lib/video/image-header.js';
+import { execFileSync } from 'node:child_process';
+import { testMedia } from '../testkit/media.js';
+import { MAX_REFERENCE_CLIP_FRAMES } from '../lib/kamcheck/limits.js';
 import cv from '../lib/video/opencv.js';
 import { httpRequest, rawRequest, type RawResponse } from './helpers/raw-http.js';
 import { describeBackends } from './helpers/backends.js';
@@ -114,10 +119,23 @@ describeBackends("The original service's SDK calls", function (backend) {
   let downloads: string;
   const still = () => facelogVideo('still');
   const video = () => facelogVideo('single');
+  /** Clips made for the reference picker (in `downloads`). */
+  const clips = { passerBy: '', tooLong: '' };
+  /** The frame of `clips.passerBy` without the passer-by: one of the 9 frames spread over its 20. */
+  const EMPTY_FRAME = 7;
 
   before(async () => {
     svc = await startTestService({ ...(await backend.env()), WORKERS: '2' });
     downloads = fs.mkdtempSync(path.join(svc.dataDir, '..', 'sdk-downloads-'));
+    const ffmpeg = (args: string[]) => execFileSync('ffmpeg', ['-v', 'error', '-y', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const h264 = ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
+    const { reference } = testMedia();
+    // The camera's view with a red board walking across it in every frame but one.
+    clips.passerBy = path.join(downloads, 'passer-by.mp4');
+    ffmpeg(['-loop', '1', '-framerate', '25', '-i', reference, '-f', 'lavfi', '-i', 'color=c=red:s=40x80:r=25', '-filter_complex',
+      `[0][1]overlay=x='10+n*14':y=80:enable='not(eq(n,${EMPTY_FRAME}))'`, '-frames:v', '20', ...h264, clips.passerBy]);
+    clips.tooLong = path.join(downloads, 'too-long.mp4');
+    ffmpeg(['-loop', '1', '-framerate', '25', '-i', reference, '-vf', 'scale=160:120', '-frames:v', String(MAX_REFERENCE_CLIP_FRAMES + 1), ...h264, clips.tooLong]);
   });
   after(async () => {
     await svc?.stop(); // removes its data folder
@@ -144,6 +162,9 @@ describeBackends("The original service's SDK calls", function (backend) {
       ['/face_detect_image', 'blur=7', () => ({ image: still().file }), { blur: 7, min_size: 30 }, 400, 'invalid_parameter'],
       ['/face_log', 'blur=7', () => ({ video: video().file }), { blur: 7 }, 400, 'invalid_parameter'],
       ['/face_log', 'blur=yes', () => ({ video: video().file }), { blur: 'yes' }, 400, 'invalid_parameter'],
+      ['/kamcheck_get_reference', 'no file', () => ({}), {}, 400, 'missing_file'],
+      ['/kamcheck_get_reference', 'an image', () => ({ video: testMedia().reference }), {}, 415, 'unsupported_media'],
+      ['/kamcheck_get_reference', `a clip of ${MAX_REFERENCE_CLIP_FRAMES + 1} frames`, () => ({ video: clips.tooLong }), {}, 422, 'too_many_frames'],
     ];
     for (const [endpoint, name, files, fields, status, code] of cases) {
       it(`${endpoint}, ${name}: ${status} ${code}`, async () => {
@@ -156,7 +177,7 @@ describeBackends("The original service's SDK calls", function (backend) {
     }
 
     it('created no job', async () => {
-      for (const p of ['/face_detect', '/face_log_image', '/face_detect_image']) expect(await listed(p), p).to.deep.equal([]);
+      for (const p of ['/face_detect', '/face_log_image', '/face_detect_image', '/kamcheck_get_reference']) expect(await listed(p), p).to.deep.equal([]);
     });
   });
 
@@ -286,8 +307,10 @@ describeBackends("The original service's SDK calls", function (backend) {
       expect((await api(`${svc.url}/face_detect/${plain.job_id}`)).body.task.job_id).to.equal(plain.job_id);
       const detections = await listed('/face_detect_image/1/10');
       expect(detections.slice(0, 2)).to.deep.equal([blurred.job_id, plain.job_id]);
-      expect(await listed('/face_detect')).to.not.include.members([plain.job_id, blurred.job_id]);
-      expect(await listed('/face_detect/1/50')).to.not.include.members([plain.job_id, blurred.job_id]);
+      for (const history of ['/face_detect', '/face_detect/1/50']) {
+        const faceLogs = await listed(history);
+        for (const id of [plain.job_id, blurred.job_id]) expect(faceLogs, history).to.not.include(id);
+      }
       expect((await api(`${svc.url}/face_log/${plain.job_id}`)).status).to.equal(404);
     });
   });
@@ -328,6 +351,50 @@ describeBackends("The original service's SDK calls", function (backend) {
       expect(ids).to.have.length(4);
       expect((await api(`${svc.url}/face_detect_image/${plain.job_id}`)).body.task.analytic).to.equal('face_detect_image');
       expect((await api(`${svc.url}/face_detect/${plain.job_id}`)).status).to.equal(404);
+    });
+  });
+
+  describe('KamCheck.get_reference_image: POST /kamcheck_get_reference', () => {
+    it("answers the clip's quietest frame: its number in the clip and a JPEG of it, saved under its own name", async () => {
+      const task = await sdkRun(svc, '/kamcheck_get_reference', { video: clips.passerBy });
+      expect(task.frame_number).to.equal(EMPTY_FRAME);
+      expect(task.message).to.equal(`Frame ${EMPTY_FRAME} of 20 is the quietest`);
+      const saved = await sdkDownload(task.reference_image, downloads);
+      expectFileName(saved.name, new RegExp(`^kamcheck_reference_${task.job_id}\\.jpg$`));
+      const header = await readImageHeader(saved.file);
+      expect([header?.format, header?.width, header?.height]).to.deep.equal(['jpeg', 320, 240]);
+      // The picture is that frame of the clip, in the clip's own numbering: nearest of all 20.
+      const frames = decodeFrames(clips.passerBy);
+      const picture = cv.imdecode(saved.body);
+      const distance = frames.map((f) => picture.absdiff(f).bgrToGray().mean().w);
+      expect(distance.indexOf(Math.min(...distance)), JSON.stringify(distance.map((d) => d.toFixed(2)))).to.equal(EMPTY_FRAME);
+      expect(distance[EMPTY_FRAME]).to.be.below(2);
+    });
+
+    it('a reference picked from a clip is the image of a tamper check of that clip that scores 0', async () => {
+      const { clip } = testMedia();
+      const task = await sdkRun(svc, '/kamcheck_get_reference', { video: clip });
+      expect(task.frame_number).to.be.within(0, 19);
+      const saved = await sdkDownload(task.reference_image, downloads);
+      expectFileName(saved.name, new RegExp(`^kamcheck_reference_${task.job_id}\\.jpg$`));
+      // KamCheck.apply(video, image) with the downloaded file, as the SDK sends it.
+      const check = await sdkRun(svc, '/kamcheck', { video: clip, image: saved.file });
+      expect(check.probability, JSON.stringify(check.causes)).to.equal(0);
+      // The same clip against a board over 60% of the view: the reference is not just anything that scores 0.
+      const covered = await sdkRun(svc, '/kamcheck', { video: testMedia().clipCovered, image: saved.file });
+      expect(covered.probability).to.be.at.least(50);
+    });
+
+    it('is polled at its own path and listed at /kamcheck_get_reference, not in the tamper checks', async () => {
+      const picks = await listed('/kamcheck_get_reference');
+      expect(picks).to.have.length(2);
+      expect(await listed('/kamcheck_get_reference/1/1')).to.deep.equal(picks.slice(0, 1));
+      expect(await listed('/kamcheck_get_reference/2/1')).to.deep.equal(picks.slice(1, 2));
+      const checks = await listed('/kamcheck');
+      for (const id of picks) expect(checks).to.not.include(id);
+      const res = await api(`${svc.url}/kamcheck_get_reference/${picks[0]}`);
+      expect(res.body.task.analytic).to.equal('kamcheck_get_reference');
+      expect((await api(`${svc.url}/kamcheck/${picks[0]}`)).status).to.equal(404);
     });
   });
 

@@ -110,7 +110,8 @@ describe('OpenAPI document', function () {
       // The original service's endpoints beyond the seed (SPEC).
       'POST /face_log_image', 'GET /face_log_image/{job_id}', 'GET /face_log_image/{page}/{per_page}',
       'POST /face_detect', 'GET /face_detect/{job_id}', 'POST /face_detect_image', 'GET /face_detect_image/{job_id}',
-      'GET /face_detect_image/{page}/{per_page}', 'GET /results/{job_id}/{token}/{file}',
+      'GET /face_detect_image/{page}/{per_page}', 'GET /results/{job_id}/{token}/{file}', 'POST /kamcheck_get_reference',
+      'GET /kamcheck_get_reference/{job_id}', 'GET /kamcheck_get_reference/{page}/{per_page}',
     ]);
     for (const p of ['/face_detect', '/face_log_image', '/face_detect_image']) {
       expect(Object.keys(doc.paths[p].post.requestBody.content['multipart/form-data'].schema.properties), p).to.include('blur');
@@ -125,6 +126,7 @@ describe('OpenAPI document', function () {
     ]);
     expect(Object.keys(schemas.FaceLogTaskFields.properties)).to.include('results_image');
     expect(Object.keys(schemas.KamcheckTask.properties)).to.include.members(['probability', 'causes', 'error']);
+    expect(Object.keys(schemas.KamcheckReferenceTask.properties)).to.include.members(['frame_number', 'reference_image', 'error']);
     expect(Object.keys(schemas.TamperCauses.properties)).to.have.members(['blur', 'moved', 'masked', 'exposure', 'frozen', 'black']);
     expect(schemas.TaskError.required).to.have.members(['code', 'message']);
     const faceLogForm = doc.paths['/face_log'].post.requestBody.content['multipart/form-data'].schema.properties;
@@ -175,6 +177,14 @@ describe('OpenAPI document', function () {
     accepts(ok({ url: '/face_detect', body: { status: 'success', tasks: [history, { ...history, analytic: 'face_log_image', ...image }] } }));
     rejects(ok({ url: '/face_detect', body: { status: 'success', tasks: [{ ...history, analytic: 'face_detect' }] } }), /allowed values/);
     accepts(ok({ url: '/face_detect_image/1/10', body: { status: 'success', tasks: [{ ...history, analytic: 'face_detect' }] } }));
+    const pick = {
+      analytic: 'kamcheck_get_reference', job_id: JOB, complete: true, success: true, message: 'Frame 12 of 20 is the quietest',
+      start_time: DATE, finish_time: DATE, frame_number: 12, reference_image: link(`kamcheck_reference_${JOB}.jpg`),
+    };
+    accepts(ok({ url: `/kamcheck_get_reference/${JOB}`, body: { status: 'success', task: pick } }));
+    const { reference_image: _r, ...noImage } = pick;
+    rejects(ok({ url: `/kamcheck_get_reference/${JOB}`, body: { status: 'success', task: noImage } }), /reference_image/);
+    rejects(ok({ url: `/kamcheck_get_reference/${JOB}`, body: { status: 'success', task: { ...pick, analytic: 'kamcheck' } } }), /analytic/);
     const failed = { analytic: 'kamcheck', job_id: JOB, complete: true, success: false, message: 'The image cannot be decoded', start_time: DATE, finish_time: DATE, error: { code: 'decode_failed', message: 'The image cannot be decoded' } };
     accepts(ok({ url: `/kamcheck/${JOB}`, body: { status: 'success', task: failed } }));
 

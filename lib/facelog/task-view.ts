@@ -3,9 +3,8 @@
 // sighting to its id and frames.
 import type { Context } from 'koa';
 import type { JobRecord } from '../jobs/store.js';
-import { resultsExpireAt } from '../jobs/retention.js';
 import type { ServiceDeps } from '../http/app.js';
-import { presentTask, type Task } from '../http/task-view.js';
+import { presentTask, resultLink, type Task } from '../http/task-view.js';
 
 type Sighting = Record<string, unknown> & { thumbnail?: string };
 
@@ -31,8 +30,7 @@ export function presentFaceLogTaskAt(
     return task;
   }
   if (job.state !== 'done' || !job.result) return task;
-  const expires = resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs);
-  const link = (file: unknown) => deps.links.url(base, job.id, String(file), expires);
+  const link = resultLink(job, deps, base);
   for (const field of ['results_video', 'results_xml', 'results_image']) if (task[field] !== undefined) task[field] = link(task[field]);
   const sightings = (task.sightings as Sighting[] | undefined) ?? [];
   task.sightings = opts.abbreviated

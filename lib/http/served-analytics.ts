@@ -8,6 +8,8 @@ import type { ServiceDeps } from './app.js';
 import type { Task } from './task-view.js';
 import { kamcheckAnalytic } from '../kamcheck/analytic.js';
 import { kamcheckRoutes } from '../kamcheck/routes.js';
+import { kamcheckReferenceAnalytic } from '../kamcheck/get-reference/analytic.js';
+import { kamcheckReferenceRoutes, presentReferencePickTaskAt } from '../kamcheck/get-reference/routes.js';
 import { faceDetectAnalytic, faceDetectImageAnalytic, faceLogAnalytic, faceLogImageAnalytic } from '../facelog/analytic.js';
 import { faceDetectImageRoutes, faceDetectRoutes, faceLogImageRoutes, faceLogRoutes } from '../facelog/routes.js';
 import { presentFaceLogTaskAt } from '../facelog/task-view.js';
@@ -24,6 +26,7 @@ export interface ServedAnalytic {
 
 export const servedAnalytics: ServedAnalytic[] = [
   { analytic: kamcheckAnalytic, routes: kamcheckRoutes },
+  { analytic: kamcheckReferenceAnalytic, routes: kamcheckReferenceRoutes, presentAt: presentReferencePickTaskAt },
   { analytic: faceLogAnalytic, routes: faceLogRoutes, presentAt: presentFaceLogTaskAt },
   { analytic: faceLogImageAnalytic, routes: faceLogImageRoutes, presentAt: presentFaceLogTaskAt },
   { analytic: faceDetectAnalytic, routes: faceDetectRoutes, presentAt: presentFaceLogTaskAt },
