@@ -13,12 +13,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { expect } from 'chai';
-import { AUTH, api, startTestService, waitComplete, type TestService } from '../testkit/service.js';
+import { AUTH, PASSWORD, USER, api, startTestService, waitComplete, type TestService } from '../testkit/service.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 import { parseFaceLogXml, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { multipartBody, multipartType, type Part } from '../testkit/hostile-corpus/multipart.js';
 import { readImageHeader } from '../lib/video/image-header.js';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { testMedia } from '../testkit/media.js';
 import { MAX_REFERENCE_CLIP_FRAMES } from '../lib/kamcheck/limits.js';
 import cv from '../lib/video/opencv.js';
@@ -112,6 +112,65 @@ function decodeFrames(file: string): cv.Mat[] {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+
+/**
+ * The four calls with Python's requests, as the SDK makes them (our own client, written after its
+ * calls): POST with files and integer data, poll GET /<path>/<job_id>, download every link it reads
+ * without credentials under url.split('/')[-1]. Prints what it got as JSON.
+ */
+const PYTHON_CLIENT = `
+import json, os, time, requests
+
+base = os.environ['APPLIANCE']
+auth = (os.environ['USER_NAME'], os.environ['PASSWORD'])
+
+def run(endpoint, files, data):
+    task = requests.post(base + '/' + endpoint, auth=auth, files={k: open(v, 'rb') for k, v in files.items()}, data=data).json()['task']
+    while not task['complete']:
+        time.sleep(0.2)
+        task = requests.get(base + '/' + endpoint + '/' + task['job_id'], auth=auth).json()['task']
+    return task
+
+def download(url):
+    name = url.split('/')[-1]
+    r = requests.get(url, stream=True)
+    with open(name, 'wb') as f:
+        for chunk in r.iter_content(chunk_size=1024):
+            f.write(chunk)
+    return [name, r.status_code]
+
+out = {}
+t = run('kamcheck_get_reference', {'video': os.environ['CLIP']}, {})
+reference = download(t['reference_image'])
+out['kamcheck_get_reference'] = {'success': t['success'], 'frame_number': t['frame_number'], 'saved': [reference]}
+t = run('kamcheck', {'image': reference[0], 'video': os.environ['CLIP']}, {})
+out['kamcheck'] = {'success': t['success'], 'probability': t['probability'], 'saved': []}
+t = run('face_log_image', {'image': os.environ['STILL']}, {'min_size': 30, 'recognition': 0, 'compare_threshold': 0.75})
+out['face_log_image'] = {'success': t['success'], 'saved': [download(t['results_image']), download(t['results_xml'])] + [download(s['thumbnail']) for s in t['sightings']]}
+t = run('face_detect', {'video': os.environ['VIDEO']}, {'blur': 1, 'start_frame': 0, 'max_frames': 0, 'min_size': 30})
+out['face_detect'] = {'success': t['success'], 'saved': [download(t['results_video']), download(t['results_xml'])]}
+t = run('face_detect_image', {'image': os.environ['STILL']}, {'blur': 0, 'min_size': 30})
+out['face_detect_image'] = {'success': t['success'], 'saved': [download(t['results_image']), download(t['results_xml'])]}
+print(json.dumps(out))
+`;
+
+/** Runs python3 with the script on stdin in `cwd`, without blocking the service in this process. */
+function python(script: string, env: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('python3', ['-'], { env: { ...process.env, ...env }, cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    const timer = setTimeout(() => child.kill(), JOB_WAIT_MS);
+    child.on('error', reject);
+    child.on('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+    child.stdin.end(script);
+  });
+}
 
 describeBackends("The original service's SDK calls", function (backend) {
   this.timeout(900_000);
@@ -410,6 +469,30 @@ describeBackends("The original service's SDK calls", function (backend) {
       expect(blurred.xml.faces).to.have.length(plain.xml.faces.length).and.not.be.empty;
       const ratios = blurred.xml.faces.map((f) => detail(faceInside(blurred.frame, f)) / detail(faceInside(plain.frame, f)));
       expect(Math.max(...ratios), JSON.stringify(ratios.map((r) => r.toFixed(3)))).to.be.below(0.1);
+    });
+  });
+
+  describe("Python's requests, as the SDK makes the calls", () => {
+    it('every call succeeds and every download is saved under its own file name', async () => {
+      const dir = fs.mkdtempSync(path.join(downloads, 'python-'));
+      const run = await python(PYTHON_CLIENT, {
+        APPLIANCE: svc.url, USER_NAME: USER, PASSWORD, CLIP: testMedia().clip, STILL: path.resolve(still().file), VIDEO: path.resolve(video().file),
+      }, dir);
+      expect(run.status, run.stderr).to.equal(0);
+      const out = JSON.parse(run.stdout.trim().split('\n').pop()!);
+      expect(Object.keys(out)).to.have.members(['kamcheck_get_reference', 'kamcheck', 'face_log_image', 'face_detect', 'face_detect_image']);
+      for (const [call, result] of Object.entries(out) as [string, { success: boolean; saved: [string, number][] }][]) {
+        expect(result.success, call).to.equal(true);
+        for (const [name, status] of result.saved) {
+          expect(status, `${call}: ${name}`).to.equal(200);
+          expectFileName(name, /^[\w-]+\.(jpg|mp4|xml)$/);
+          expect(fs.statSync(path.join(dir, name)).size, name).to.be.greaterThan(0);
+        }
+      }
+      expect(out.kamcheck.probability).to.equal(0);
+      expect(out.face_log_image.saved.length).to.be.greaterThan(2);
+      expect(out.face_detect.saved.map((s: [string]) => path.extname(s[0]))).to.deep.equal(['.mp4', '.xml']);
+      expect(out.face_detect_image.saved.map((s: [string]) => path.extname(s[0]))).to.deep.equal(['.jpg', '.xml']);
     });
   });
 });
