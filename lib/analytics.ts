@@ -4,6 +4,14 @@
 // lib/http/served-analytics.ts, so that a worker process loads no HTTP code.
 import { AnalyticRegistry } from './jobs/analytic.js';
 import { kamcheckAnalytic } from './kamcheck/analytic.js';
-import { faceLogAnalytic } from './facelog/analytic.js';
+import { kamcheckReferenceAnalytic } from './kamcheck/get-reference/analytic.js';
+import { faceDetectAnalytic, faceDetectImageAnalytic, faceLogAnalytic, faceLogImageAnalytic } from './facelog/analytic.js';
 
-export const analytics = new AnalyticRegistry([kamcheckAnalytic, faceLogAnalytic]);
+export const analytics = new AnalyticRegistry([
+  kamcheckAnalytic,
+  kamcheckReferenceAnalytic,
+  faceLogAnalytic,
+  faceLogImageAnalytic,
+  faceDetectAnalytic,
+  faceDetectImageAnalytic,
+]);

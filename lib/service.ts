@@ -29,8 +29,6 @@ import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
 import { ServiceMetrics } from './metrics.js';
 import { answerClientError } from './http/client-error.js';
 import { presentTask } from './http/task-view.js';
-import { presentFaceLogTaskAt } from './facelog/task-view.js';
-import { faceLogAnalytic } from './facelog/analytic.js';
 import type { JobRecord } from './jobs/store.js';
 import { webhookFinishHook } from './webhooks/job-events.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
@@ -181,13 +179,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const url = `${config.tls ? 'https' : 'http'}://${host.includes(':') ? `[${host}]` : host}:${port}`;
 
   // What happens with a job's outcome, in its transaction: its job.completed event, then a camera
-  // check's bookkeeping (lib/cameras/check-outcome.ts). Links in a
-  // face log's event body point at PUBLIC_BASE_URL, else at this node: by its host name when it
-  // listens on every interface (a receiver elsewhere cannot use 127.0.0.1).
+  // check's bookkeeping (lib/cameras/check-outcome.ts). Result links in an event body point at
+  // PUBLIC_BASE_URL, else at this node: by its host name when it listens on every interface (a
+  // receiver elsewhere cannot use 127.0.0.1).
   const anyInterface = config.host === '0.0.0.0' || config.host === '::';
   const webhookBase = config.publicBaseUrl ?? (anyInterface ? `${config.tls ? 'https' : 'http'}://${os.hostname()}:${port}` : url);
-  const taskView = (job: JobRecord) =>
-    job.analytic === faceLogAnalytic.name ? presentFaceLogTaskAt(job, { links, resultTtlMs }, webhookBase) : presentTask(job);
+  const presenters = new Map(servedAnalytics.map((s) => [s.analytic.name, s.presentAt]));
+  const taskView = (job: JobRecord) => presenters.get(job.analytic)?.(job, { links, resultTtlMs }, webhookBase) ?? presentTask(job);
   const onFinishError = (err: unknown, job: JobRecord) => logger.error({ err, job_id: job.id }, 'recording what follows from the job outcome failed; undone');
   const cameraHook = cameraFinishHook({
     alarmAfter: config.alarmAfter,

@@ -110,6 +110,26 @@ describeBackends('job store', function (backend) {
       expect((await store.recent('face_log', 1, 1))[0]).to.deep.equal(await store.get('f2'));
     });
 
+    it('recent: several analytics as one list, newest first, paged by offset', async () => {
+      for (let i = 1; i <= 7; i++) {
+        await insert(`k${i}`, 'kamcheck');
+        if (i % 2 === 0) await insert(`f${i / 2}`, 'face_log');
+        if (i % 3 === 0) await insert(`d${i / 3}`, 'face_detect');
+      }
+      const ids = async (analytics: string[], limit: number, offset?: number) => (await store.recent(analytics, limit, offset)).map((j) => j.id);
+      const all = ['k7', 'd2', 'f3', 'k6', 'k5', 'f2', 'k4', 'd1', 'k3', 'f1', 'k2', 'k1'];
+      expect(await ids(['kamcheck', 'face_log', 'face_detect'], 100)).to.deep.equal(all);
+      expect(await ids(['face_detect', 'kamcheck', 'face_log'], 4)).to.deep.equal(all.slice(0, 4));
+      expect(await ids(['kamcheck', 'face_log', 'face_detect'], 4, 4)).to.deep.equal(all.slice(4, 8));
+      expect(await ids(['kamcheck', 'face_log', 'face_detect'], 4, 10)).to.deep.equal(all.slice(10));
+      expect(await ids(['kamcheck', 'face_log', 'face_detect'], 4, 12)).to.deep.equal([]);
+      expect(await ids(['face_log', 'face_detect'], 3, 1)).to.deep.equal(['f3', 'f2', 'd1']);
+      expect(await ids(['face_log', 'face_log'], 10)).to.deep.equal(['f3', 'f2', 'f1']);
+      expect(await ids(['face_log', 'nothing'], 10)).to.deep.equal(['f3', 'f2', 'f1']);
+      expect(await ids([], 10)).to.deep.equal([]);
+      expect((await store.recent(['face_log', 'face_detect'], 1, 1))[0]).to.deep.equal(await store.get('f3'));
+    });
+
     it('countsByState by analytic and state, and unfinishedCount (queued and processing, on every node)', async () => {
       expect(await store.countsByState()).to.deep.equal([]);
       expect(await store.unfinishedCount()).to.equal(0);

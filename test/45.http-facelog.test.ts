@@ -1,6 +1,7 @@
 // The face log through the HTTP API, on generated pinch-point videos with exact ground truth:
 // validation at upload, sightings against the truth, the XML, the overlay video, thumbnails,
-// signed result links and their expiry, and the history.
+// signed result links (the token in the path, and the earlier query form) and their expiry, and
+// the history.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -301,19 +302,31 @@ describeBackends('face log over HTTP', function (backend) {
       }
     });
 
-    it('links: Basic works without a signature; a missing or tampered signature is 401; unknown files 404', async () => {
-      const bare = task.results_xml.split('?')[0];
+    it('links: the token in the path, the file name last; Basic works without a token; a missing or tampered one is 401; unknown files 404', async () => {
+      const link = new URL(task.results_xml);
+      expect(link.search).to.equal('');
+      const [, results, jobId, token, name] = link.pathname.split('/');
+      expect([results, jobId, name]).to.deep.equal(['results', task.job_id, `face_log_${task.job_id}.xml`]);
+      expect(token).to.match(/^\d+\.[0-9a-f]{64}$/);
+      const bare = task.results_xml.replace(`/${token}/`, '/');
       expect((await api(bare)).status).to.equal(200);
       expect((await download(bare)).status).to.equal(401);
-      const tampered = task.results_xml.replace(/sig=([0-9a-f])/, (_: string, c: string) => `sig=${c === '0' ? '1' : '0'}`);
+      const [expires, sig] = token.split('.');
+      const tampered = task.results_xml.replace(token, `${expires}.${sig[0] === '0' ? '1' : '0'}${sig.slice(1)}`);
       expect((await download(tampered)).status).to.equal(401);
-      const later = task.results_xml.replace(/expires=(\d+)/, (_: string, e: string) => `expires=${Number(e) + 86400}`);
+      const later = task.results_xml.replace(token, `${Number(expires) + 86400}.${sig}`);
       expect((await download(later)).status).to.equal(401);
+      // With the Basic header a token is not needed, but a segment that is no token is no link.
+      expect((await api(task.results_xml.replace(token, 'not-a-token'))).status).to.equal(404);
+      // Links of the earlier form, the token in the query, still open until they expire.
+      expect((await download(`${bare}?expires=${expires}&sig=${sig}`)).status).to.equal(200);
+      expect((await download(`${bare}?expires=${expires}&sig=${'0'.repeat(64)}`)).status).to.equal(401);
       const xmlName = `face_log_${task.job_id}.xml`;
       expect(bare.endsWith(`/${xmlName}`)).to.equal(true);
       expect((await api(bare.replace(xmlName, 'other.xml'))).status).to.equal(404);
       expect((await api(bare.replace(xmlName, '..%2Fjobs.sqlite'))).status).to.equal(404);
       expect((await api(bare.replace(xmlName, '.hidden'))).status).to.equal(404);
+      expect((await download(task.results_xml.replace(xmlName, 'other.xml'))).status).to.equal(404);
     });
 
     it('result file names are unique per job: saving downloads by their last path segment never overwrites', async () => {
@@ -356,6 +369,9 @@ describeBackends('face log over HTTP', function (backend) {
     it('after the retention period: links answer 410, files are swept, the task stays listed', async () => {
       clock += 8 * 24 * 3600 * 1000;
       expect((await download(task.results_xml)).status).to.equal(410);
+      const [expires, sig] = new URL(task.results_xml).pathname.split('/')[3].split('.');
+      const queryForm = `${task.results_xml.replace(`/${expires}.${sig}/`, '/')}?expires=${expires}&sig=${sig}`;
+      expect((await download(queryForm)).status).to.equal(410);
       expect((await api(task.results_video)).status).to.equal(410);
       const removed = await svc.service.sweepResults();
       expect(removed).to.be.at.least(1);

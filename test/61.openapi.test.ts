@@ -107,7 +107,15 @@ describe('OpenAPI document', function () {
     expect(ops).to.include.members([
       'POST /kamcheck', 'GET /kamcheck', 'GET /kamcheck/{job_id}', 'POST /face_log', 'GET /face_log/{job_id}', 'GET /face_detect',
       'GET /results/{job_id}/{file}', 'GET /healthz', 'GET /metrics', 'GET /openapi.json',
+      // The original service's endpoints beyond the seed (SPEC).
+      'POST /face_log_image', 'GET /face_log_image/{job_id}', 'GET /face_log_image/{page}/{per_page}',
+      'POST /face_detect', 'GET /face_detect/{job_id}', 'POST /face_detect_image', 'GET /face_detect_image/{job_id}',
+      'GET /face_detect_image/{page}/{per_page}', 'GET /results/{job_id}/{token}/{file}', 'POST /kamcheck_get_reference',
+      'GET /kamcheck_get_reference/{job_id}', 'GET /kamcheck_get_reference/{page}/{per_page}',
     ]);
+    for (const p of ['/face_detect', '/face_log_image', '/face_detect_image']) {
+      expect(Object.keys(doc.paths[p].post.requestBody.content['multipart/form-data'].schema.properties), p).to.include('blur');
+    }
     const schemas = doc.components.schemas;
     expect(Object.keys(schemas.Sighting.properties)).to.have.members([
       'sighting_id', 'start_frame', 'end_frame', 'frames', 'confidence', 'gender', 'gender_confidence', 'thumbnail',
@@ -116,11 +124,13 @@ describe('OpenAPI document', function () {
       'analytic', 'job_id', 'complete', 'message', 'start_time', 'finish_time', 'success', 'frames', 'frames_processed',
       'input_video', 'resolution', 'number_of_sightings', 'results_video', 'results_xml', 'sightings', 'start_frame', 'error',
     ]);
+    expect(Object.keys(schemas.FaceLogTaskFields.properties)).to.include('results_image');
     expect(Object.keys(schemas.KamcheckTask.properties)).to.include.members(['probability', 'causes', 'error']);
+    expect(Object.keys(schemas.KamcheckReferenceTask.properties)).to.include.members(['frame_number', 'reference_image', 'error']);
     expect(Object.keys(schemas.TamperCauses.properties)).to.have.members(['blur', 'moved', 'masked', 'exposure', 'frozen', 'black']);
     expect(schemas.TaskError.required).to.have.members(['code', 'message']);
     const faceLogForm = doc.paths['/face_log'].post.requestBody.content['multipart/form-data'].schema.properties;
-    expect(Object.keys(faceLogForm)).to.have.members(['video', 'image', 'start_frame', 'max_frames', 'min_size', 'gender', 'track_thumbnails', 'callback_url']);
+    expect(Object.keys(faceLogForm)).to.have.members(['video', 'image', 'start_frame', 'max_frames', 'min_size', 'gender', 'track_thumbnails', 'blur', 'callback_url']);
     expect(faceLogForm.callback_url.maxLength).to.equal(2048);
     expect(Object.keys(doc.webhooks)).to.have.members(['job.completed', 'camera.state_changed']);
     for (const hook of Object.values(doc.webhooks) as { post: { parameters: { name: string; in: string }[]; responses: object } }[]) {
@@ -154,6 +164,27 @@ describe('OpenAPI document', function () {
     accepts(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, status: 410, body: { status: 'error', message: 'gone', error: { code: 'expired', message: 'gone' } } }));
     rejects(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, status: 410, body: { status: 'error', error: { code: 'expired', message: 'gone' } } }), /must have required property 'message'/);
     accepts(ok({ url: `/results/${JOB}/face_log_${JOB}.xml`, headers: { 'content-type': 'application/xml; charset=utf-8' }, body: '<faces/>' }));
+    // The face analytics of an image: results_image, and no overlay video for a face detection.
+    const image = { results_image: link(`face_log_${JOB}.jpg`) };
+    accepts(ok({ url: `/face_log_image/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_log_image', ...image } } }));
+    rejects(ok({ url: `/face_log_image/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_log_image' } } }), /results_image/);
+    rejects(ok({ url: `/face_log/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), ...image } } }), /boolean schema is false/);
+    rejects(ok({ url: `/face_log/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_detect' } } }), /analytic/);
+    const { results_video: _v, ...noVideo } = faceLogTask();
+    accepts(ok({ url: `/face_detect_image/${JOB}`, body: { status: 'success', task: { ...noVideo, analytic: 'face_detect_image', ...image } } }));
+    rejects(ok({ url: `/face_detect_image/${JOB}`, body: { status: 'success', task: { ...faceLogTask(), analytic: 'face_detect_image', ...image } } }), /boolean schema is false/);
+    rejects(ok({ url: `/face_detect/${JOB}`, body: { status: 'success', task: { ...noVideo, analytic: 'face_detect' } } }), /results_video/);
+    accepts(ok({ url: '/face_detect', body: { status: 'success', tasks: [history, { ...history, analytic: 'face_log_image', ...image }] } }));
+    rejects(ok({ url: '/face_detect', body: { status: 'success', tasks: [{ ...history, analytic: 'face_detect' }] } }), /allowed values/);
+    accepts(ok({ url: '/face_detect_image/1/10', body: { status: 'success', tasks: [{ ...history, analytic: 'face_detect' }] } }));
+    const pick = {
+      analytic: 'kamcheck_get_reference', job_id: JOB, complete: true, success: true, message: 'Frame 12 of 20 is the quietest',
+      start_time: DATE, finish_time: DATE, frame_number: 12, reference_image: link(`kamcheck_reference_${JOB}.jpg`),
+    };
+    accepts(ok({ url: `/kamcheck_get_reference/${JOB}`, body: { status: 'success', task: pick } }));
+    const { reference_image: _r, ...noImage } = pick;
+    rejects(ok({ url: `/kamcheck_get_reference/${JOB}`, body: { status: 'success', task: noImage } }), /reference_image/);
+    rejects(ok({ url: `/kamcheck_get_reference/${JOB}`, body: { status: 'success', task: { ...pick, analytic: 'kamcheck' } } }), /analytic/);
     const failed = { analytic: 'kamcheck', job_id: JOB, complete: true, success: false, message: 'The image cannot be decoded', start_time: DATE, finish_time: DATE, error: { code: 'decode_failed', message: 'The image cannot be decoded' } };
     accepts(ok({ url: `/kamcheck/${JOB}`, body: { status: 'success', task: failed } }));
 

@@ -10,6 +10,7 @@ import type { FaceDetector } from './detect/detector.js';
 import type { MotionSource } from './motion/motion-source.js';
 import type { ScanSchedule } from './detect/scan-schedule.js';
 import { drawTracks } from './output/overlay.js';
+import { blurFaces } from './output/blur.js';
 import { FramePyramid } from './track/kcf.js';
 import type { FaceTracker } from './track/face-tracker.js';
 import { followBackwards } from './track/backfill.js';
@@ -42,6 +43,8 @@ export interface AnalyseOptions {
   totalFrames: number;
   /** A still image: one frame, every detection is a track. */
   still: boolean;
+  /** Blur the tracked faces in the overlay before their boxes are drawn (output/blur.ts). */
+  blurFaces?: boolean;
 }
 
 export interface FrameLoopResult {
@@ -90,6 +93,7 @@ export async function analyseFrames(
       const face = track.boxAt(index);
       if (face) faces.push({ track: track.number, box: face.box });
     }
+    if (options.blurFaces) blurFaces(frame, faces.map((f) => f.box));
     drawTracks(frame, faces);
     await encoder.write(frame);
   };

@@ -1,7 +1,8 @@
 // The face log's form parameters, as SPEC fixes them: `start_frame` (integer >= 0, the first frame
 // processed), `max_frames` (integer >= 0, 0 = all, counted from `start_frame`),
-// `min_size` (integer pixels >= 30), `gender` and `track_thumbnails` (True/False, also
-// true/false/1/0). Anything else is a 400 naming the parameter.
+// `min_size` (integer pixels >= 30), `gender`, `track_thumbnails` and `blur` (True/False, also
+// true/false/1/0: the original service's clients send blur as 0 or 1). Anything else is a 400
+// naming the parameter.
 import { invalidParameter } from '../http/errors.js';
 import { singleField, type Upload } from '../http/upload.js';
 
@@ -11,6 +12,8 @@ export interface FaceLogParams {
   minSize: number;
   gender: boolean;
   trackThumbnails: boolean;
+  /** Blur the faces in the overlay outputs (output/blur.ts). */
+  blur: boolean;
 }
 
 export const MIN_FACE_SIZE = 30;
@@ -26,6 +29,7 @@ export function parseFaceLogParams(upload: Upload): FaceLogParams {
     minSize: integer(upload, 'min_size', MIN_FACE_SIZE, MIN_FACE_SIZE, MAX_FACE_SIZE),
     gender: boolean(upload, 'gender', false),
     trackThumbnails: boolean(upload, 'track_thumbnails', false),
+    blur: boolean(upload, 'blur', false),
   };
 }
 

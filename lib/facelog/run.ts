@@ -28,7 +28,10 @@ import { writeFaceXml } from './output/xml.js';
 import type { Track } from './track/track.js';
 import { framesToProcess } from './frame-range.js';
 import type { FaceLogInput } from './analytic.js';
-import { overlayFile, sightingThumbnailFile, trackThumbnailFile, xmlFile } from './output/result-files.js';
+import { overlayFile, resultsImageFile, sightingThumbnailFile, trackThumbnailFile, xmlFile } from './output/result-files.js';
+import { OverlayOutputs } from './output/overlay-outputs.js';
+import { blurPicture } from './output/blur.js';
+import { THUMBNAIL_MARGIN } from './track-evidence.js';
 
 /**
  * A sighting is reported only when it has this confidence (length-discounted, see sighting.ts)...
@@ -54,8 +57,11 @@ export interface FaceLogResult {
   input_video: string;
   resolution: string;
   number_of_sightings: number;
-  results_video: string;
+  /** Absent when the job writes no overlay video (a face detection of an image). */
+  results_video?: string;
   results_xml: string;
+  /** The jobs of an image: the drawn frame. */
+  results_image?: string;
   sightings: Omit<Sighting, 'tracks'>[];
   start_frame: number;
   /** Beyond the seed, for the completion message and the XML. */
@@ -80,7 +86,11 @@ export async function runFaceLog(
     maxFrames: input.maxFrames,
   });
   // Decoded frames come at even sizes (4:2:0), and the overlay keeps them.
-  const encoder = new VideoEncoder(path.join(partial, overlayFile(input.jobId)), { ...evenSize(input.width, input.height), fps: fps || 1 });
+  const overlayVideo = input.overlayVideo !== false;
+  const encoder = new OverlayOutputs(
+    overlayVideo ? new VideoEncoder(path.join(partial, overlayFile(input.jobId)), { ...evenSize(input.width, input.height), fps: fps || 1 }) : null,
+    input.resultsImage ? { file: path.join(partial, resultsImageFile(input.jobId)), width: input.width, height: input.height } : null,
+  );
   let loop;
   try {
     loop = await analyseFrames(
@@ -91,13 +101,21 @@ export async function runFaceLog(
         describe: (frame, face) => models.describer.describe(frame, face),
         classifyGender: input.gender ? (frame, face) => models.gender.classify(frame, face) : undefined,
       },
-      { width: input.width, height: input.height, fps: input.fps, minSize: input.minSize, totalFrames: framesToProcess(input), still: input.still },
+      {
+        width: input.width,
+        height: input.height,
+        fps: input.fps,
+        minSize: input.minSize,
+        totalFrames: framesToProcess(input),
+        still: input.still,
+        blurFaces: input.blur === true,
+      },
       progress,
     );
     if (loop.framesProcessed === 0) {
       throw new DecodeError(`the video has no decodable frame${source.decodeError ? `: ${source.decodeError}` : ''}`);
     }
-    progress(`Encoding the overlay video (${loop.framesProcessed} frames)`);
+    if (overlayVideo) progress(`Encoding the overlay video (${loop.framesProcessed} frames)`);
     await encoder.finish();
   } catch (err) {
     encoder.abort();
@@ -144,7 +162,8 @@ export async function runFaceLog(
   if (input.trackThumbnails) {
     for (const t of tracks) {
       const crop = evidenceOf(t).bestCrop();
-      if (crop) await writeThumbnail(partial, trackThumbnail(t)!, crop);
+      // Sighting thumbnails keep the face (they exist to show it); a track's is blurred with the overlay.
+      if (crop) await writeThumbnail(partial, trackThumbnail(t)!, input.blur ? blurPicture(crop, THUMBNAIL_MARGIN) : crop);
     }
   }
 
@@ -176,8 +195,9 @@ export async function runFaceLog(
     input_video: input.videoName,
     resolution,
     number_of_sightings: sightings.length,
-    results_video: overlayFile(input.jobId),
+    ...(overlayVideo ? { results_video: overlayFile(input.jobId) } : {}),
     results_xml: xmlFile(input.jobId),
+    ...(input.resultsImage ? { results_image: resultsImageFile(input.jobId) } : {}),
     sightings: sightings.map(({ tracks: _tracks, ...s }) => s),
     start_frame: input.startFrame,
     number_of_tracks: tracks.length,

@@ -1,10 +1,10 @@
-// A face-log task as clients see it: the stored result with its file names turned into signed
-// absolute links. History entries (/face_detect) abbreviate each sighting to its id and frames.
+// A task of the face analytics (lib/facelog/analytic.ts) as clients see it: the stored result with
+// its file names turned into signed absolute links. History entries (/face_detect) abbreviate each
+// sighting to its id and frames.
 import type { Context } from 'koa';
 import type { JobRecord } from '../jobs/store.js';
-import { resultsExpireAt } from '../jobs/retention.js';
 import type { ServiceDeps } from '../http/app.js';
-import { presentTask, type Task } from '../http/task-view.js';
+import { presentTask, resultLink, type Task } from '../http/task-view.js';
 
 type Sighting = Record<string, unknown> & { thumbnail?: string };
 
@@ -30,10 +30,8 @@ export function presentFaceLogTaskAt(
     return task;
   }
   if (job.state !== 'done' || !job.result) return task;
-  const expires = resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs);
-  const link = (file: unknown) => deps.links.url(base, job.id, String(file), expires);
-  task.results_video = link(task.results_video);
-  task.results_xml = link(task.results_xml);
+  const link = resultLink(job, deps, base);
+  for (const field of ['results_video', 'results_xml', 'results_image']) if (task[field] !== undefined) task[field] = link(task[field]);
   const sightings = (task.sightings as Sighting[] | undefined) ?? [];
   task.sightings = opts.abbreviated
     ? sightings.map((s) => ({ sighting_id: s.sighting_id, start_frame: s.start_frame, end_frame: s.end_frame, frames: s.frames }))

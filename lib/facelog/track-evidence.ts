@@ -21,7 +21,7 @@ const MIN_GENDER_WIDTH = 40;
 /** Least weight of a gender vote. */
 const MIN_VOTE_WEIGHT = 0.01;
 /** Thumbnail margin around the face box, as a share of its size on each side. */
-const THUMBNAIL_MARGIN = 0.4;
+export const THUMBNAIL_MARGIN = 0.4;
 /**
  * JPEG quality of an ended track's kept crop: the crop of a 155-172 px face (bench videos at 720p
  * and 1080p) is 330-385 KB raw, 23-29 KB as JPEG, and a long video's hundreds of tracks keep

@@ -10,7 +10,7 @@ import { basicAuth } from './auth.js';
 import { errorBody, methodNotAllowed, notFound } from './errors.js';
 import { describeError } from '../errors.js';
 import { resultRoutes } from './routes/results.js';
-import { RESULTS_PATH, type ResultLinks } from './result-links.js';
+import { parseLinkToken, RESULTS_PATH, type ResultLinks } from './result-links.js';
 import { multipartUpload } from './upload.js';
 import type { WorkerPool } from '../jobs/worker-pool.js';
 import type { StorageGuard } from '../disk-space.js';
@@ -120,13 +120,21 @@ function largeUnreadBody(ctx: Context): boolean {
   return !ctx.get('content-length') || !Number.isFinite(declared) || declared > DRAIN_LIMIT_BYTES;
 }
 
-/** A GET of a result file whose link carries a valid signature needs no Basic header. */
+/**
+ * A GET of a result file whose link carries a valid signature needs no Basic header: in the path
+ * (`/results/<job_id>/<expires>.<sig>/<file>`) or, in links of the earlier form, in the query.
+ */
 function signedResultLink(ctx: Context, links: ResultLinks): boolean {
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  // Expiry is the retention period's end: the route answers 410 after it, signature or not.
+  const inPath = new RegExp(`^${RESULTS_PATH}/([^/]+)/([^/]+)/[^/]+$`).exec(ctx.path);
+  if (inPath) {
+    const token = parseLinkToken(inPath[2]);
+    return token !== null && links.verify(inPath[1], token.expires, token.sig);
+  }
   const m = new RegExp(`^${RESULTS_PATH}/([^/]+)/[^/]+$`).exec(ctx.path);
   if (!m) return false;
   const { expires, sig } = ctx.query;
-  // Expiry is the retention period's end: the route answers 410 after it, signature or not.
   return links.verify(m[1], typeof expires === 'string' ? expires : undefined, typeof sig === 'string' ? sig : undefined);
 }
 

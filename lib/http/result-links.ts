@@ -1,13 +1,31 @@
-// Absolute, signed links to a job's result files: `<base>/results/<job_id>/<file>?expires=<unix
-// seconds>&sig=<hex>`. The signature is an HMAC-SHA256 of the job id and the expiry under a
-// secret key kept in DATA_DIR (created on first start, owner-only), so one token opens every
-// file of one job (the XML's relative thumbnail names resolve with the same query) until the
-// retention period ends. Without a valid token a link needs the Basic header like every endpoint.
+// Absolute, signed links to a job's result files: `<base>/results/<job_id>/<expires>.<sig>/<file>`,
+// where `expires` is in unix seconds and `sig` is the hex HMAC-SHA256 of the job id and the expiry
+// under a secret key kept in DATA_DIR (created on first start, owner-only). The token sits in the
+// path, not in a query string, because clients of the original service save each download under
+// the last path segment of its URL: that segment must be the file name. One token opens every file
+// of one job until the retention period ends, so the XML's relative thumbnail names resolve to
+// signed links as well. Links of the earlier form, `<base>/results/<job_id>/<file>?expires=...&sig=...`,
+// are still honoured until they expire. Without a valid token a link needs the Basic header like
+// every endpoint.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createOnce } from '../create-once.js';
 import path from 'node:path';
 
 export const RESULTS_PATH = '/results';
+
+/** The token path segment of a signed link: `<expires>.<sig>`. */
+const TOKEN = /^(\d{1,12})\.([0-9a-f]{64})$/;
+
+export interface LinkToken {
+  expires: string;
+  sig: string;
+}
+
+/** The expiry and signature of a `<expires>.<sig>` path segment; null when it is not one. */
+export function parseLinkToken(segment: string): LinkToken | null {
+  const m = TOKEN.exec(segment);
+  return m ? { expires: m[1], sig: m[2] } : null;
+}
 
 export class ResultLinks {
   constructor(private readonly key: Buffer) {}
@@ -32,6 +50,6 @@ export class ResultLinks {
 
   url(base: string, jobId: string, file: string, expiresMs: number): string {
     const expires = Math.floor(expiresMs / 1000);
-    return `${base}${RESULTS_PATH}/${jobId}/${encodeURIComponent(file)}?expires=${expires}&sig=${this.sign(jobId, expires)}`;
+    return `${base}${RESULTS_PATH}/${jobId}/${expires}.${this.sign(jobId, expires)}/${encodeURIComponent(file)}`;
   }
 }

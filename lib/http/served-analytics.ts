@@ -3,18 +3,32 @@
 // (test/17); the two lists name the same analytics.
 import type Router from '@koa/router';
 import type { Analytic } from '../jobs/analytic.js';
+import type { JobRecord } from '../jobs/store.js';
 import type { ServiceDeps } from './app.js';
+import type { Task } from './task-view.js';
 import { kamcheckAnalytic } from '../kamcheck/analytic.js';
 import { kamcheckRoutes } from '../kamcheck/routes.js';
-import { faceLogAnalytic } from '../facelog/analytic.js';
-import { faceLogRoutes } from '../facelog/routes.js';
+import { kamcheckReferenceAnalytic } from '../kamcheck/get-reference/analytic.js';
+import { kamcheckReferenceRoutes, presentReferencePickTaskAt } from '../kamcheck/get-reference/routes.js';
+import { faceDetectAnalytic, faceDetectImageAnalytic, faceLogAnalytic, faceLogImageAnalytic } from '../facelog/analytic.js';
+import { faceDetectImageRoutes, faceDetectRoutes, faceLogImageRoutes, faceLogRoutes } from '../facelog/routes.js';
+import { presentFaceLogTaskAt } from '../facelog/task-view.js';
+
+/** A job's task as GET shows it, its result links under `base`: for bodies sent outside a request (webhooks). */
+export type TaskAt = (job: JobRecord, deps: Pick<ServiceDeps, 'links' | 'resultTtlMs'>, base: string) => Task;
 
 export interface ServedAnalytic {
   analytic: Analytic<any>;
   routes: (router: Router, deps: ServiceDeps) => void;
+  /** For analytics whose tasks carry result links; others' tasks are their records as they are (presentTask). */
+  presentAt?: TaskAt;
 }
 
 export const servedAnalytics: ServedAnalytic[] = [
   { analytic: kamcheckAnalytic, routes: kamcheckRoutes },
-  { analytic: faceLogAnalytic, routes: faceLogRoutes },
+  { analytic: kamcheckReferenceAnalytic, routes: kamcheckReferenceRoutes, presentAt: presentReferencePickTaskAt },
+  { analytic: faceLogAnalytic, routes: faceLogRoutes, presentAt: presentFaceLogTaskAt },
+  { analytic: faceLogImageAnalytic, routes: faceLogImageRoutes, presentAt: presentFaceLogTaskAt },
+  { analytic: faceDetectAnalytic, routes: faceDetectRoutes, presentAt: presentFaceLogTaskAt },
+  { analytic: faceDetectImageAnalytic, routes: faceDetectImageRoutes, presentAt: presentFaceLogTaskAt },
 ];

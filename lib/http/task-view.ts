@@ -1,6 +1,8 @@
 // The task object of the seed, built from a job record. Analytic-specific result fields are
 // stored by the analytic under their seed names and copied as they are.
 import type { JobRecord } from '../jobs/store.js';
+import { resultsExpireAt } from '../jobs/retention.js';
+import type { ServiceDeps } from './app.js';
 
 export type Task = Record<string, unknown>;
 
@@ -27,4 +29,13 @@ export function presentTask(job: JobRecord): Task {
   if (job.result) Object.assign(task, job.result);
   if (job.state === 'failed' && job.error) task.error = { code: job.error.code, message: job.error.message };
   return task;
+}
+
+/**
+ * A finished job's result file as a signed absolute link under `base` (PUBLIC_BASE_URL, or the
+ * request's own), valid until the job's results expire.
+ */
+export function resultLink(job: JobRecord, deps: Pick<ServiceDeps, 'links' | 'resultTtlMs'>, base: string): (file: unknown) => string {
+  const expires = resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs);
+  return (file) => deps.links.url(base, job.id, String(file), expires);
 }

@@ -214,16 +214,31 @@ export class JobStore {
   }
 
   /**
-   * `limit` jobs of an analytic, newest first, after skipping the `offset` newest. The skipped
-   * ones are counted in the index alone, without reading their rows.
+   * `limit` jobs of an analytic (or of several, as one list), newest first, after skipping the
+   * `offset` newest. The skipped ones are counted in the index alone, without reading their rows.
    */
-  async recent(analytic: string, limit: number, offset = 0): Promise<JobRecord[]> {
-    const rows = await this.db.sql.all<JobRow>(
-      `SELECT * FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq DESC`,
-      analytic,
-      limit,
-      offset,
-    );
+  async recent(analytic: string | readonly string[], limit: number, offset = 0): Promise<JobRecord[]> {
+    const names = typeof analytic === 'string' ? [analytic] : [...new Set(analytic)];
+    if (names.length === 0) return [];
+    let rows: JobRow[];
+    if (names.length === 1) {
+      rows = await this.db.sql.all<JobRow>(
+        `SELECT * FROM jobs WHERE seq IN (SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq DESC`,
+        names[0],
+        limit,
+        offset,
+      );
+    } else {
+      // Each analytic's newest `limit + offset` from its own index range, then the page of their
+      // union: an IN list over the analytics would sort every row of them instead.
+      const each = names.map((_, i) => `SELECT seq FROM (SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT ?) AS a${i}`);
+      rows = await this.db.sql.all<JobRow>(
+        `SELECT * FROM jobs WHERE seq IN (SELECT seq FROM (${each.join(' UNION ALL ')}) AS u ORDER BY seq DESC LIMIT ? OFFSET ?) ORDER BY seq DESC`,
+        ...names.flatMap((name) => [name, limit + offset]),
+        limit,
+        offset,
+      );
+    }
     return rows.map(jobFromRow);
   }
 

@@ -16,6 +16,8 @@ export interface WorkingClip {
   height: number;
   /** The spread frames at the working size, in clip order. */
   working: WorkingPicture[];
+  /** Each spread frame's number in the clip (from 0, in decoding order), as `working`. */
+  frameNumbers: number[];
   /** The same frames at full size (BGR) when `keepFull` was asked; empty otherwise. */
   full: cv.Mat[];
 }
@@ -59,7 +61,7 @@ function containerFrameCount(cap: cv.VideoCapture, maxFrames: number): number | 
  */
 function readPass(cap: cv.VideoCapture, options: ClipReadOptions, assumedCount: number | null): { clip: WorkingClip; picked: boolean } {
   const picks = new Set(assumedCount === null ? [] : spread(Array.from({ length: assumedCount }, (_, i) => i)));
-  const clip: WorkingClip = { frameCount: 0, width: 0, height: 0, working: [], full: [] };
+  const clip: WorkingClip = { frameCount: 0, width: 0, height: 0, working: [], frameNumbers: [], full: [] };
   let size: WorkingSize | null = null;
   try {
     for (;;) {
@@ -75,6 +77,7 @@ function readPass(cap: cv.VideoCapture, options: ClipReadOptions, assumedCount: 
       if (picks.has(clip.frameCount)) {
         const working = toWorking(frame, size!);
         clip.working.push(working);
+        clip.frameNumbers.push(clip.frameCount);
         // a frame already at the working size is its own working picture
         kept = options.keepFull === true || working.bgr === frame;
         if (options.keepFull) clip.full.push(frame);
@@ -88,7 +91,7 @@ function readPass(cap: cv.VideoCapture, options: ClipReadOptions, assumedCount: 
   if (clip.frameCount === 0) throw new DecodeError('the video has no decodable frame (corrupt or unsupported file)');
   if (clip.frameCount > options.maxFrames) {
     release(clip);
-    return { clip: { ...clip, working: [], full: [] }, picked: true };
+    return { clip: { ...clip, working: [], frameNumbers: [], full: [] }, picked: true };
   }
   return { clip, picked: clip.frameCount === assumedCount && clip.working.length === picks.size };
 }

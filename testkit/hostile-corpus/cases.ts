@@ -160,6 +160,7 @@ export function hostileCorpus(src: SourceMedia, bad: BadMedia, o: CorpusOptions)
   path404('encoded ../ as a result file', '/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/..%2F..%2Fcredentials');
   path404('result of an unknown job', '/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.xml');
   add('paths', 'result link with a forged signature', request('GET', `/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.xml?expires=4102444800&sig=${'0'.repeat(64)}`, []), 401, 'unauthorized');
+  add('paths', 'result link with a forged token in its path', request('GET', `/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/4102444800.${'0'.repeat(64)}/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.xml`, []), 401, 'unauthorized');
   add('paths', 'result link with a malformed signature', request('GET', '/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.mp4?expires=-1&sig=%00', []), 401, 'unauthorized');
   add('paths', 'DELETE a tamper check', request('DELETE', '/kamcheck/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f', [['Authorization', o.auth]]), 405, 'method_not_allowed');
   add('paths', 'PUT the tamper checks', request('PUT', '/kamcheck', [['Authorization', o.auth], ['Content-Length', 0]]), 405, 'method_not_allowed');

@@ -5,3 +5,5 @@ export const xmlFile = (jobId: string) => `face_log_${jobId}.xml`;
 /** `n` counts the job's reported sightings from 1. */
 export const sightingThumbnailFile = (jobId: string, n: number) => `${jobId}_sighting_${n}.jpg`;
 export const trackThumbnailFile = (jobId: string, track: number) => `${jobId}_track_${track}.jpg`;
+/** The drawn frame of an image upload (`results_image`). */
+export const resultsImageFile = (jobId: string) => `face_log_${jobId}.jpg`;

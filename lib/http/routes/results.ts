@@ -1,12 +1,13 @@
-// Result downloads: GET /results/<job_id>/<file>. Open with the Basic header or with a link's
-// valid signature (checked by the auth bypass in app.ts). After the retention period: 410.
+// Result downloads: GET /results/<job_id>/<expires>.<sig>/<file>, and the earlier form
+// GET /results/<job_id>/<file>?expires=&sig= (result-links.ts). Open with the Basic header or with a
+// link's valid signature (checked by the auth bypass in app.ts). After the retention period: 410.
 // Byte ranges are served so a browser can seek in the overlay video.
 import fs from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError, notFound } from '../errors.js';
-import { RESULTS_PATH } from '../result-links.js';
+import { parseLinkToken, RESULTS_PATH } from '../result-links.js';
 import type { ServiceDeps } from '../app.js';
 import { resultsExpireAt } from '../../jobs/retention.js';
 
@@ -26,9 +27,11 @@ const CONTENT_TYPES: Record<string, string> = {
 export const expired = () => new ApiError(410, 'expired', 'the result files of this job have expired and were deleted');
 
 export function resultRoutes(router: Router, deps: ServiceDeps): void {
-  router.get(`${RESULTS_PATH}/:jobId/:file`, async (ctx: Context) => {
-    const { jobId, file } = ctx.params as { jobId: string; file: string };
+  const serve = async (ctx: Context) => {
+    const { jobId, file, token } = ctx.params as { jobId: string; file: string; token?: string };
     if (!JOB_ID.test(jobId) || !RESULT_FILE.test(file)) throw notFound(`no result file ${file}`);
+    // With the Basic header the token is not needed, but a segment that is no token is no link of ours.
+    if (token !== undefined && !parseLinkToken(token)) throw notFound(`no result file ${token}/${file}`);
     const job = await deps.store.get(jobId);
     if (!job || job.state !== 'done') throw notFound(`no results for job ${jobId}`);
     if (deps.now() >= resultsExpireAt(job.finishedAt ?? job.createdAt, deps.resultTtlMs)) throw expired();
@@ -56,7 +59,9 @@ export function resultRoutes(router: Router, deps: ServiceDeps): void {
       ctx.length = stat.size;
       ctx.body = fs.createReadStream(full);
     }
-  });
+  };
+  router.get(`${RESULTS_PATH}/:jobId/:token/:file`, serve);
+  router.get(`${RESULTS_PATH}/:jobId/:file`, serve);
 }
 
 /** A single `bytes=a-b`, `bytes=a-` or `bytes=-n` range; anything else is served whole. */
