@@ -1,7 +1,7 @@
 // Clients written for the original service: multipart bodies as different clients send them
 // (raw bytes, so nothing normalises them on the way), Python's requests, the error envelope's
 // top-level message, the Server header, history paging and a 503 that a retrying client gets past.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { rawRequest } from './helpers/raw-http.js';
 import { SERVER_HEADER } from '../lib/version.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 import { describeBackends } from './helpers/backends.js';
+import { pythonJson, runPython } from './helpers/python.js';
 
 const facelogFixture = (scenario: string) => facelogVideo(scenario).file;
 
@@ -65,32 +66,6 @@ function readmeBlock(lang: string): string {
 // The service under test runs in this process: a child must be waited for without blocking the
 // event loop, or the service could never answer it.
 const execFileAsync = promisify(execFile);
-
-/** Runs python3 with the script on stdin; resolves with its exit code and output. */
-function runPython(script: string, env: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-'], { env: { ...process.env, ...env }, cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill(), 120_000);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end(script);
-  });
-}
-
-/** Runs python3 with the script on stdin; its last stdout line is JSON. */
-async function python(script: string, env: Record<string, string>, cwd: string): Promise<any> {
-  const run = await runPython(script, env, cwd);
-  if (run.status !== 0) throw new Error(`python3 failed (${run.status}):\n${run.stderr}\n${run.stdout}`);
-  const lines = run.stdout.trim().split('\n');
-  return JSON.parse(lines[lines.length - 1]);
-}
 
 // On both job stores: the clients' uploads become jobs, and history pages are read from the store.
 describeBackends('Clients of the original service', function (backend) {
@@ -313,7 +288,7 @@ describeBackends('Clients of the original service', function (backend) {
         // urllib3's Retry, as a Python client of the original service would configure it.
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-client-'));
         try {
-          const result = await python(`
+          const result = await pythonJson(`
 import json, os, time, requests
 from requests.adapters import HTTPAdapter
 from urllib3.util.retry import Retry

@@ -18,12 +18,13 @@ import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 import { parseFaceLogXml, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { multipartBody, multipartType, type Part } from '../testkit/hostile-corpus/multipart.js';
 import { readImageHeader } from '../lib/video/image-header.js';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { testMedia } from '../testkit/media.js';
 import { MAX_REFERENCE_CLIP_FRAMES } from '../lib/kamcheck/limits.js';
 import cv from '../lib/video/opencv.js';
 import { httpRequest, rawRequest, type RawResponse } from './helpers/raw-http.js';
 import { describeBackends } from './helpers/backends.js';
+import { runPython } from './helpers/python.js';
 
 /** A face job of the test fixtures: a few seconds, longer on a loaded 2-core machine. */
 const JOB_WAIT_MS = 180_000;
@@ -153,24 +154,6 @@ t = run('face_detect_image', {'image': os.environ['STILL']}, {'blur': 0, 'min_si
 out['face_detect_image'] = {'success': t['success'], 'saved': [download(t['results_image']), download(t['results_xml'])]}
 print(json.dumps(out))
 `;
-
-/** Runs python3 with the script on stdin in `cwd`, without blocking the service in this process. */
-function python(script: string, env: Record<string, string>, cwd: string): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('python3', ['-'], { env: { ...process.env, ...env }, cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const timer = setTimeout(() => child.kill(), JOB_WAIT_MS);
-    child.on('error', reject);
-    child.on('close', (status) => {
-      clearTimeout(timer);
-      resolve({ status, stdout, stderr });
-    });
-    child.stdin.end(script);
-  });
-}
 
 describeBackends("The original service's SDK calls", function (backend) {
   this.timeout(900_000);
@@ -475,9 +458,9 @@ describeBackends("The original service's SDK calls", function (backend) {
   describe("Python's requests, as the SDK makes the calls", () => {
     it('every call succeeds and every download is saved under its own file name', async () => {
       const dir = fs.mkdtempSync(path.join(downloads, 'python-'));
-      const run = await python(PYTHON_CLIENT, {
+      const run = await runPython(PYTHON_CLIENT, {
         APPLIANCE: svc.url, USER_NAME: USER, PASSWORD, CLIP: testMedia().clip, STILL: path.resolve(still().file), VIDEO: path.resolve(video().file),
-      }, dir);
+      }, dir, JOB_WAIT_MS);
       expect(run.status, run.stderr).to.equal(0);
       const out = JSON.parse(run.stdout.trim().split('\n').pop()!);
       expect(Object.keys(out)).to.have.members(['kamcheck_get_reference', 'kamcheck', 'face_log_image', 'face_detect', 'face_detect_image']);

@@ -4,10 +4,10 @@
 import fs from 'node:fs';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { missingFile, notFound, unsupportedMedia } from '../http/errors.js';
+import { missingFile, notFound } from '../http/errors.js';
 import { singleFile, type Upload } from '../http/upload.js';
 import type { ServiceDeps } from '../http/app.js';
-import { MediaProbeError, probeMedia } from '../video/probe.js';
+import { probeUpload } from '../http/probe-upload.js';
 import { cameraChecks, cameraReferences, deleteCamera, getCamera, getReference, listCameras } from './camera-store.js';
 import { checkCameraId, readCapturedAt } from './fields.js';
 import { presentCameraDetail, presentCameraSummary } from './present.js';
@@ -42,14 +42,7 @@ export function cameraRoutes(router: Router, deps: ServiceDeps): void {
     const image = singleFile(upload, 'image');
     if (!image) throw missingFile('image');
     const capturedAt = readCapturedAt(upload, Date.now());
-    if (image.size === 0) throw unsupportedMedia('"image" is an empty file');
-    let media;
-    try {
-      media = await probeMedia(image.path);
-    } catch (err) {
-      if (err instanceof MediaProbeError) throw unsupportedMedia(`"image" cannot be decoded: ${err.message}`);
-      throw err;
-    }
+    const media = await probeUpload(image, 'image');
     await storeUploadedReference(deps.config.dataDir, deps.store.db, deps.config.referenceSlotMinutes, { camera, file: image, media, capturedAt, sourceJob: null });
     deps.logger.info({ camera }, 'camera reference set');
     ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };

@@ -14,7 +14,7 @@ import type { Context } from 'koa';
 import { invalidParameter, missingFile, notFound, unsupportedMedia } from '../http/errors.js';
 import { singleFile, type Upload } from '../http/upload.js';
 import { presentFaceLogTask } from './task-view.js';
-import { probeMedia, MediaProbeError } from '../video/probe.js';
+import { probeUpload } from '../http/probe-upload.js';
 import type { ServiceDeps } from '../http/app.js';
 import { acceptedTask, acceptJob } from '../http/routes/accept-job.js';
 import { historyPage } from '../http/history-page.js';
@@ -86,14 +86,7 @@ function faceRoutes(spec: FaceRoutes): (router: Router, deps: ServiceDeps) => vo
       if (!file) throw missingFile(spec.field);
       const params = parseFaceLogParams(upload);
       const callbackUrl = readCallbackUrl(upload, deps.config);
-      if (file.size === 0) throw unsupportedMedia('the uploaded file is empty');
-      let media;
-      try {
-        media = await probeMedia(file.path);
-      } catch (err) {
-        if (err instanceof MediaProbeError) throw unsupportedMedia(`the upload cannot be decoded: ${err.message}`);
-        throw err;
-      }
+      const media = await probeUpload(file, video ? 'video' : 'image');
       if (spec.takes === 'video' && media.kind === 'image') {
         throw unsupportedMedia(`the upload is a still image; /${name} takes a video (send images to /${faceDetectImageAnalytic.name})`);
       }

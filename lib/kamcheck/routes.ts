@@ -16,7 +16,8 @@ import { idempotentSubmission } from '../http/idempotency.js';
 import { newReferenceFile } from '../cameras/reference-files.js';
 import { minuteOfDay, slotOf } from '../cameras/time-of-day.js';
 import { presentReference } from '../cameras/present.js';
-import { probeMedia, MediaProbeError, type MediaInfo } from '../video/probe.js';
+import type { MediaInfo } from '../video/probe.js';
+import { probeUpload } from '../http/probe-upload.js';
 import type { ServiceDeps } from '../http/app.js';
 import { acceptedTask, acceptJob } from '../http/routes/accept-job.js';
 import { historyPage } from '../http/history-page.js';
@@ -36,7 +37,7 @@ export function kamcheckRoutes(router: Router, deps: ServiceDeps): void {
     const callbackUrl = readCallbackUrl(upload, deps.config);
     if (!video) throw missingFile('video');
     if (!image && !camera) throw missingFile('image');
-    const [clip, picture] = await Promise.all([probe(video.path, video.size, 'video'), image ? probe(image.path, image.size, 'image') : null]);
+    const [clip, picture] = await Promise.all([probeUpload(video, 'video'), image ? probeUpload(image, 'image') : null]);
     if (clip.kind !== 'video') throw unsupportedMedia('"video" is a still image; send a video clip');
     if (clip.frames > MAX_TAMPER_FRAMES) {
       throw new ApiError(422, 'too_many_frames', `the clip has ${clip.frames} frames; at most ${MAX_TAMPER_FRAMES} are allowed`);
@@ -152,14 +153,4 @@ function cameraCheck(deps: ServiceDeps, jobId: string, camera: string, capturedA
     refreshPath,
     taskFields: { camera, captured_at: httpDate(capturedAt), reference: presentReference(stored.reference, referenceSlotMinutes) },
   };
-}
-
-async function probe(file: string, size: number, field: string): Promise<MediaInfo> {
-  if (size === 0) throw unsupportedMedia(`"${field}" is an empty file`);
-  try {
-    return await probeMedia(file);
-  } catch (err) {
-    if (err instanceof MediaProbeError) throw unsupportedMedia(`"${field}" cannot be decoded: ${err.message}`);
-    throw err;
-  }
 }

@@ -14,7 +14,7 @@ import { historyPage } from '../../http/history-page.js';
 import { acceptedTask, acceptJob } from '../../http/routes/accept-job.js';
 import type { ServiceDeps } from '../../http/app.js';
 import type { JobRecord } from '../../jobs/store.js';
-import { probeMedia, MediaProbeError } from '../../video/probe.js';
+import { probeUpload } from '../../http/probe-upload.js';
 import { readCallbackUrl } from '../../webhooks/callback-url.js';
 import { MAX_REFERENCE_CLIP_FRAMES } from '../limits.js';
 import { kamcheckReferenceAnalytic } from './analytic.js';
@@ -36,14 +36,7 @@ export function kamcheckReferenceRoutes(router: Router, deps: ServiceDeps): void
     const video = singleFile(upload, 'video');
     if (!video) throw missingFile('video');
     const callbackUrl = readCallbackUrl(upload, deps.config);
-    if (video.size === 0) throw unsupportedMedia('"video" is an empty file');
-    let clip;
-    try {
-      clip = await probeMedia(video.path);
-    } catch (err) {
-      if (err instanceof MediaProbeError) throw unsupportedMedia(`"video" cannot be decoded: ${err.message}`);
-      throw err;
-    }
+    const clip = await probeUpload(video, 'video');
     if (clip.kind !== 'video') throw unsupportedMedia('"video" is a still image; send a video clip of the camera');
     if (clip.frames > MAX_REFERENCE_CLIP_FRAMES) {
       throw new ApiError(422, 'too_many_frames', `the clip has ${clip.frames} frames; a reference is picked from at most ${MAX_REFERENCE_CLIP_FRAMES}`);
