@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { probeMedia } from '../lib/video/probe.js';
+import { publishResults } from '../lib/jobs/published-results.js';
 import { runFaceLog } from '../lib/facelog/run.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -110,6 +111,8 @@ async function main() {
       () => undefined,
     );
     const ms = performance.now() - t0;
+    // As the queue does once the job is final: the run wrote into a `.partial` folder of its own.
+    publishResults(r.stagedResults);
     const xml = parseFaceLogXml(fs.readFileSync(path.join(out, xmlFile(`still-${i}`)), 'utf8'));
     fs.rmSync(out, { recursive: true, force: true });
     const truthBoxes = truth.appearances.map((a) => a.boxes[0]);
