@@ -8,6 +8,7 @@ import cv from '../lib/video/opencv.js';
 import { generateAnchors, MODEL_INPUT_SIZE } from '../lib/facelog/detect/anchors.js';
 import { createBlazeFaceDetector, type BlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { DETECTOR_RUNTIMES } from '../lib/facelog/detect/tile-runtime.js';
+import { ConfigError, DEFAULT_FACE_DETECTOR_RUNTIME, faceDetectorRuntime, loadConfig } from '../lib/config.js';
 import { planTiles, TILE_SIZE, MIN_FACE_MODEL_PX, MAX_FACE_MODEL_PX } from '../lib/facelog/detect/tiles.js';
 import { intersection, iou } from '../lib/facelog/geometry.js';
 import type { Box, FaceDetection } from '../lib/facelog/types.js';
@@ -246,6 +247,13 @@ for (const runtime of DETECTOR_RUNTIMES) {
 
 describe('face detector: onnxruntime and OpenCV DNN agree', function () {
   this.timeout(180000);
+
+  it('FACE_DETECTOR_RUNTIME names the runtime; an unknown one stops the start naming the variable', () => {
+    expect(faceDetectorRuntime({})).to.equal(DEFAULT_FACE_DETECTOR_RUNTIME);
+    expect(faceDetectorRuntime({ FACE_DETECTOR_RUNTIME: 'opencv' })).to.equal('opencv');
+    expect(loadConfig({ FACE_DETECTOR_RUNTIME: 'onnxruntime' }).faceDetectorRuntime).to.equal('onnxruntime');
+    expect(() => loadConfig({ FACE_DETECTOR_RUNTIME: 'tensorrt' })).to.throw(ConfigError, /^FACE_DETECTOR_RUNTIME: expected onnxruntime or opencv/);
+  });
 
   it('report the same boxes, scores and keypoints on photos and on composites at 640x480 and 1080p', () => {
     const onnx = createBlazeFaceDetector(MODEL_DIR, { runtime: 'onnxruntime' });

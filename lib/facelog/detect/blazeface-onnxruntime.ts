@@ -17,8 +17,9 @@ import type { TileSize } from './tiles.js';
 
 /**
  * Threads of a forward pass. One: the ffmpeg decoder and encoder take the other core, and
- * onnxruntime's second thread spins while it waits for work, so on a busy 2-core machine a pass on
- * two threads took longer than on one (23.3 against 18.3 ms at 256 px, load 3.4).
+ * onnxruntime's second thread spins while it waits for work. On a busy 2-core machine (load 3-4)
+ * a pass on two threads took longer than on one (23.3 against 18.3 ms at 256 px), and a 2-minute
+ * 1080p face log 69.3 s against 43.2 s (`bench-long-video.js --minutes 2`, one run after the other).
  */
 const FORWARD_THREADS = 1;
 
