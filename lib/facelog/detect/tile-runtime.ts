@@ -5,9 +5,9 @@
 // Measured with the prepared 256 model, 100 forwards of one input in one process on this 2-core
 // machine, quiet: onnxruntime 6.9 ms on 1 thread and 3.9 ms on 2, OpenCV 4.6 DNN 17.4 and 11.0 ms;
 // with the machine busy (load 3.4) onnxruntime 18.3 ms on 1 thread, 23.3 on 2, OpenCV 39 on
-// either, and at 128 px 4.3 against 13.3 ms. In both a pass costs about its input's area
-// (tiles.ts, tileCost: onnxruntime's 128 pass is 0.23 of its 256 pass), so the scan schedule's
-// budgets hold for either.
+// either, and at 128 px 4.3 against 13.3 ms; onnxruntime on 1 thread at load 1.5: 7.4 ms at 256,
+// 1.8 ms at 128. In both a pass costs about its input's area (tiles.ts, tileCost: onnxruntime's
+// 128 pass is 0.23-0.24 of its 256 pass), so the scan schedule's budgets hold for either.
 import cv from '../../video/opencv.js';
 import type { RawFace } from './decode.js';
 
