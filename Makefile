@@ -4,6 +4,9 @@
 
 SHELL := /bin/bash
 export OPENCV4NODEJS_DISABLE_AUTOBUILD := 1
+# onnxruntime-node's CPU binary ships in its npm package; its install script would otherwise fetch
+# the CUDA providers for linux x64 from outside the npm registry (and fail here).
+export ONNXRUNTIME_NODE_INSTALL := skip
 # node-gyp: compile the OpenCV binding on every core.
 export JOBS := max
 

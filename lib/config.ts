@@ -93,7 +93,19 @@ export interface Config {
   webhookBackoffMs: number;
   /** How long after its event a delivery is tried before it is given up, ms. @defaultValue 24 h (`WEBHOOK_RETRY_HOURS`, in hours) */
   webhookRetryMs: number;
+  /**
+   * What runs the face detector's forward passes: `onnxruntime` or `opencv` (OpenCV DNN), the same
+   * model and the same faces either way. Workers read it from the environment they inherit.
+   * @defaultValue DEFAULT_FACE_DETECTOR_RUNTIME (`FACE_DETECTOR_RUNTIME`)
+   */
+  faceDetectorRuntime: FaceDetectorRuntime;
 }
+
+/** What can run the face detector's forward passes (lib/facelog/detect/tile-runtime.ts). */
+export const FACE_DETECTOR_RUNTIMES = ['onnxruntime', 'opencv'] as const;
+export type FaceDetectorRuntime = (typeof FACE_DETECTOR_RUNTIMES)[number];
+/** The faster of the two on the face-log bench (docs/benchmarks.md). */
+export const DEFAULT_FACE_DETECTOR_RUNTIME: FaceDetectorRuntime = 'onnxruntime';
 
 export interface TlsFiles {
   certFile: string;
@@ -140,7 +152,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
     webhookBackoffMs: integer(env, 'WEBHOOK_BACKOFF_MS', 5000, 10, 3_600_000),
     webhookRetryMs: Math.round(number(env, 'WEBHOOK_RETRY_HOURS', 24, 0.0001, 24 * 30) * 3_600_000),
+    faceDetectorRuntime: faceDetectorRuntime(env),
   };
+}
+
+/** FACE_DETECTOR_RUNTIME: read here at start and again by each worker process (lib/facelog/models.ts). */
+export function faceDetectorRuntime(env: NodeJS.ProcessEnv = process.env): FaceDetectorRuntime {
+  const raw = env.FACE_DETECTOR_RUNTIME;
+  if (raw === undefined || raw === '') return DEFAULT_FACE_DETECTOR_RUNTIME;
+  const runtime = FACE_DETECTOR_RUNTIMES.find((r) => r === raw);
+  if (!runtime) throw new ConfigError('FACE_DETECTOR_RUNTIME', `expected ${FACE_DETECTOR_RUNTIMES.join(' or ')}, got "${raw}"`);
+  return runtime;
 }
 
 /** Reads TLS_CERT and TLS_KEY at start, so a missing, unreadable or mismatched file stops it there. */

@@ -18,6 +18,7 @@ import { readFrames } from '../lib/video/frame-reader.js';
 import { probeMedia } from '../lib/video/probe.js';
 import { fpsOrDefault } from '../lib/video/fps.js';
 import { runFaceLog } from '../lib/facelog/run.js';
+import { publishResults } from '../lib/jobs/published-results.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
 import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
 import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
@@ -126,6 +127,8 @@ async function main() {
       () => undefined,
     );
     const processMs = performance.now() - t0;
+    // As the queue does once the job is final: the run wrote into a `.partial` folder of its own.
+    publishResults(r.stagedResults);
     const xml = parseFaceLogXml(fs.readFileSync(path.join(out, xmlFile(`bench-${i}`)), 'utf8'));
     const coverage = faceCoverage(truth, xml.faces);
     const sightings = placeSightings(r.sightings, xml);

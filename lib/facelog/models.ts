@@ -6,6 +6,7 @@ import type { FaceDetector } from './detect/detector.js';
 import { createFaceDescriber, descriptorDistance } from './appearance/descriptor.js';
 import { createGenderClassifier } from './gender/classifier.js';
 import { AnalyticError } from '../errors.js';
+import { faceDetectorRuntime } from '../config.js';
 
 /** native-models/ at the top of the project (this file runs from build/lib/facelog/). */
 export const MODEL_DIR = fileURLToPath(new URL('../../../native-models/', import.meta.url));
@@ -26,7 +27,7 @@ export function faceModels(): FaceModels {
     throw new AnalyticError('models_missing', 'the face models are not installed (run `make models`)');
   }
   loaded = {
-    detector: createBlazeFaceDetector(MODEL_DIR),
+    detector: createBlazeFaceDetector(MODEL_DIR, { runtime: faceDetectorRuntime() }),
     describer: createFaceDescriber(MODEL_DIR),
     gender: createGenderClassifier(MODEL_DIR),
     distance: descriptorDistance,

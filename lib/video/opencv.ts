@@ -1,8 +1,8 @@
 // The OpenCV binding, set up for use in a worker process. Import cv from here, not from the package.
 //
 // One OpenCV thread per process: the appliance runs one worker process per core, so
-// single-threaded OpenCV costs no throughput (the face detector's forward pass alone takes two,
-// see blazeface.ts). With the binding's external memory tracking, which opencv-setup.ts turns
+// single-threaded OpenCV costs no throughput (the face nets' forward passes alone take two, see
+// blazeface-opencv.ts). With the binding's external memory tracking, which opencv-setup.ts turns
 // off, OpenCV allocating inside its own worker threads (warpAffine/remap, resize on large images)
 // also makes V8 abort ("Check failed: marking_done_"; @u4/opencv4nodejs 7.1, Debian OpenCV 4.6).
 //

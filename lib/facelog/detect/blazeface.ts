@@ -1,50 +1,31 @@
-// FaceDetector with MediaPipe's BlazeFace back-camera model in OpenCV DNN: the frame is cut into
-// tiles of a scale pyramid chosen from min_size (tiles.ts), each tile is one forward pass, and the
-// faces of all tiles are merged with MediaPipe's weighted NMS. Tiles are 256 px (the package's
-// model) or smaller where a region allows (128 and 192: the same network rewritten for a smaller
-// input by testkit/models/rewrite-blazeface.ts; one net per side).
+// FaceDetector with MediaPipe's BlazeFace back-camera model: the frame is cut into tiles of a
+// scale pyramid chosen from min_size (tiles.ts), each tile is one forward pass, and the faces of
+// all tiles are merged with MediaPipe's weighted NMS. Tiles are 256 px (the package's model) or
+// smaller where a region allows (128 and 192: the same network rewritten for a smaller input by
+// testkit/models/rewrite-blazeface.ts; one net per side). The forward pass runs in onnxruntime or
+// OpenCV DNN (tile-runtime.ts).
 //
-// Forward-pass costs: tiles.ts, tileCost. Batching tiles saves under 10% a tile (measured with a
-// batch-4 rewrite of the graph), so it is not done.
-import path from 'node:path';
-import cv, { withThreads } from '../../video/opencv.js';
-import { generateAnchors } from './anchors.js';
-import { blazeFaceModelFile } from './model-sizes.js';
-import { decodeFaces, type RawFace, REGRESSOR_VALUES } from './decode.js';
+// Forward-pass costs: tiles.ts, tileCost. Batching tiles is not done: with a batch-4 rewrite of
+// the graph it saved under 10% a tile in OpenCV DNN, and in onnxruntime (one thread, load 1.5)
+// it saved nothing: 1.82 against 1.77 ms a 128 tile, 8.17 against 7.35 ms a 256 tile.
+import cv from '../../video/opencv.js';
+import type { RawFace } from './decode.js';
 import { MIN_SIZE_SLACK, type FaceDetector } from './detector.js';
 import { intersection } from '../geometry.js';
 import { weightedNms } from './nms.js';
 import { costOf, planTiles, tileCost, TILE_SIZES, trackedFaceSpan, type PyramidLevel, type Tile, type TileSize } from './tiles.js';
+import { loadOpenCvTileModel } from './blazeface-opencv.js';
+import { loadOnnxRuntimeTileModel } from './blazeface-onnxruntime.js';
+import { DEFAULT_DETECTOR_RUNTIME, MIN_SCORE, type DetectorRuntime, type TileModel } from './tile-runtime.js';
 import type { Box, DetectOptions, FaceDetection, FaceLandmarks, Point } from '../types.js';
 
-
-/**
- * Smallest score (after the sigmoid) reported, MediaPipe's own threshold for this model. Measured:
- * at 0.5, 91% of 137 real faces 16 px wide in the model are found (0.6: 84%, 0.7: 58%); on 259
- * tiles of face-free scenes (vtest.avi frames at 640x480 and 1080p, 21 OpenCV sample images, both
- * min_size 30 and 60) 7 detections reach 0.5: 2 real faces and 2 backs of heads among them, then
- * a squirrel (0.70), a baboon's eye (0.61) and a drawn face (0.56).
- */
-export const MIN_SCORE = 0.5;
-
-/**
- * The model's outputs, in anchor order within each pair: logits of the stride-16 and stride-32
- * anchors ([1,512,1], [1,384,1]), then their regressors ([1,512,16], [1,384,16]).
- */
-const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
-
-/**
- * OpenCV threads of a forward pass. The worker's own thread is the face log's critical path (the
- * ffmpeg decoder and encoder run beside it), and forward passes are half of its work: two
- * threads take a quarter to a third off a pass (the times by tile side: tiles.ts, tileCost), and
- * with them a 720p bench video's face log runs 8% faster than with one (64 against 59 fps;
- * `node build/scripts/bench-facelog.js`).
- */
-const FORWARD_THREADS = 2;
+export { MIN_SCORE, type DetectorRuntime, type TileModel };
 
 export interface BlazeFaceOptions {
   /** Smallest score reported, 0..1. @defaultValue MIN_SCORE */
   minScore?: number;
+  /** What runs the forward passes. @defaultValue DEFAULT_DETECTOR_RUNTIME */
+  runtime?: DetectorRuntime;
 }
 
 export interface BlazeFaceDetector extends FaceDetector {
@@ -54,12 +35,10 @@ export interface BlazeFaceDetector extends FaceDetector {
   readonly lastTileCost: number;
 }
 
-/** Faces (model-input pixels) that BlazeFace finds in one square BGR tile of its input size. */
-export type TileModel = (tile: cv.Mat) => RawFace[];
-
 export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions = {}): BlazeFaceDetector {
   const minScore = opts.minScore ?? MIN_SCORE;
-  const models = new Map<TileSize, TileModel>(TILE_SIZES.map((size) => [size, loadTileModel(modelDir, size, minScore)]));
+  const runtime = opts.runtime ?? DEFAULT_DETECTOR_RUNTIME;
+  const models = new Map<TileSize, TileModel>(TILE_SIZES.map((size) => [size, loadTileModel(modelDir, size, minScore, runtime)]));
   let lastTileCount = 0;
   let lastTileCost = 0;
 
@@ -106,26 +85,9 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
   };
 }
 
-/** The model for `size` x `size` tiles (model-sizes.ts), reporting faces that score at least `minScore`. */
-export function loadTileModel(modelDir: string, size: TileSize, minScore = MIN_SCORE): TileModel {
-  const net = cv.readNetFromONNX(path.join(modelDir, blazeFaceModelFile(size)));
-  const anchors = generateAnchors(size);
-  checkOutputs(net, size, anchors.length);
-  return (tile) => {
-    // RGB scaled to [-1, 1], as MediaPipe feeds the model; NCHW, as the rewritten model takes it.
-    net.setInput(inputBlob(tile, size));
-    const [logits16, logits32, boxes16, boxes32] = withThreads(FORWARD_THREADS, () => net.forward(OUTPUTS));
-    const n16 = logits16.sizes[1];
-    const n32 = logits32.sizes[1];
-    const logits = concat(readFloats(logits16, 1, n16), readFloats(logits32, 1, n32));
-    const regressors = concat(readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES));
-    return decodeFaces(logits, regressors, anchors, minScore);
-  };
-}
-
-/** A BGR tile as the model's input: NCHW, RGB, (v - 127.5) / 127.5. */
-function inputBlob(tile: cv.Mat, size: number): cv.Mat {
-  return cv.blobFromImage(tile, 1 / 127.5, new cv.Size(size, size), new cv.Vec3(127.5, 127.5, 127.5), true, false);
+/** The model for `size` x `size` tiles (model-sizes.ts) in `runtime`, reporting faces that score at least `minScore`. */
+export function loadTileModel(modelDir: string, size: TileSize, minScore = MIN_SCORE, runtime: DetectorRuntime = DEFAULT_DETECTOR_RUNTIME): TileModel {
+  return runtime === 'onnxruntime' ? loadOnnxRuntimeTileModel(modelDir, size, minScore) : loadOpenCvTileModel(modelDir, size, minScore);
 }
 
 /**
@@ -159,23 +121,6 @@ export function planCost(width: number, height: number, options: DetectOptions):
 function searched(options: DetectOptions): Box[] {
   const faces = (options.faces ?? []).map(trackedFaceSpan);
   return [...(options.regions ?? []), ...faces];
-}
-
-/** The model's outputs must match the anchors (896 for the 256 back model) or every box is wrong. */
-function checkOutputs(net: cv.Net, size: number, anchors: number): void {
-  net.setInput(inputBlob(new cv.Mat(size, size, cv.CV_8UC3, [0, 0, 0]), size));
-  const [logits16, logits32, boxes16, boxes32] = net.forward(OUTPUTS);
-  const n = logits16.sizes[1] + logits32.sizes[1];
-  const ok =
-    n === anchors &&
-    boxes16.sizes[1] === logits16.sizes[1] &&
-    boxes32.sizes[1] === logits32.sizes[1] &&
-    boxes16.sizes[2] === REGRESSOR_VALUES &&
-    boxes32.sizes[2] === REGRESSOR_VALUES;
-  if (!ok) {
-    const shapes = [logits16, logits32, boxes16, boxes32].map((m) => m.sizes.join('x')).join(', ');
-    throw new Error(`${blazeFaceModelFile(size as TileSize)}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
-  }
 }
 
 /** The part of a level its tiles need, scaled from the frame. */
@@ -267,18 +212,4 @@ function toDetection(f: RawFace): FaceDetection {
   const [rightEye, leftEye, nose, mouth, rightEar, leftEar] = f.keypoints as [Point, Point, Point, Point, Point, Point];
   const landmarks: FaceLandmarks = { rightEye, leftEye, nose, mouth, rightEar, leftEar };
   return { box: f.box, score: f.score, landmarks };
-}
-
-/** The floats of a DNN output (getData() throws on n-dimensional Mats; flattenFloat views them). */
-function readFloats(output: cv.Mat, rows: number, cols: number): Float32Array {
-  const bytes = output.flattenFloat(rows, cols).getData();
-  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, rows * cols);
-  return new Float32Array(Uint8Array.prototype.slice.call(bytes).buffer);
-}
-
-function concat(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -1,7 +1,8 @@
 // The face log's first stage: faces in one decoded frame. The frame loop (analyse.ts) calls it
 // every few frames, on the whole frame or only where something moved; the tracker follows the
-// faces in between. Implementations: blazeface.ts (MediaPipe BlazeFace, OpenCV DNN). Tests can
-// plug in a fake that returns scripted faces.
+// faces in between. Implementations: blazeface.ts (MediaPipe BlazeFace, its forward passes in
+// onnxruntime or OpenCV DNN: tile-runtime.ts). Tests can plug in a fake that returns scripted
+// faces.
 import type cv from '../../video/opencv.js';
 import type { DetectOptions, FaceDetection } from '../types.js';
 

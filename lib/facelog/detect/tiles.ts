@@ -18,7 +18,8 @@ export type TileSize = ModelSize;
  * The cost of a tile in forward passes of a whole TILE_SIZE tile: the area ratio, which measured
  * passes follow about (Debian's OpenCV 4.6 through its Python binding, a quiet machine): 14.9 ms
  * at 256, 8.5 ms at 192, 4.4 ms at 128 on one thread; 9.4, 5.9 and 3.3 ms on the two a pass runs
- * on (blazeface.ts, FORWARD_THREADS). Other files quote these times from here.
+ * on (blazeface-opencv.ts, FORWARD_THREADS); onnxruntime takes less (tile-runtime.ts). Other files
+ * quote these times from here.
  * `node build/scripts/bench-facelog-detector.js` prints a 256 tile's cost as the face log runs it.
  */
 export function tileCost(size: number): number {

@@ -1,0 +1,66 @@
+// BlazeFace's forward pass in OpenCV DNN: one tile of the model's input size to raw faces. The
+// runtime the project's design names; blazeface-onnxruntime.ts runs the same model files faster
+// (tile-runtime.ts says by how much).
+import path from 'node:path';
+import cv, { withThreads } from '../../video/opencv.js';
+import { generateAnchors } from './anchors.js';
+import { blazeFaceModelFile } from './model-sizes.js';
+import { decodeFaces, REGRESSOR_VALUES } from './decode.js';
+import { BLAZEFACE_OUTPUTS, inputBlob, MIN_SCORE, type TileModel } from './tile-runtime.js';
+import type { TileSize } from './tiles.js';
+
+/**
+ * OpenCV threads of a forward pass. The worker's own thread is the face log's critical path (the
+ * ffmpeg decoder and encoder run beside it), and forward passes are half of its work: two
+ * threads take a quarter to a third off a pass (the times by tile side: tiles.ts, tileCost), and
+ * with them a 720p bench video's face log runs 8% faster than with one (64 against 59 fps;
+ * `node build/scripts/bench-facelog.js`).
+ */
+const FORWARD_THREADS = 2;
+
+/** The model for `size` x `size` tiles (model-sizes.ts) in OpenCV DNN, reporting faces that score at least `minScore`. */
+export function loadOpenCvTileModel(modelDir: string, size: TileSize, minScore = MIN_SCORE): TileModel {
+  const net = cv.readNetFromONNX(path.join(modelDir, blazeFaceModelFile(size)));
+  const anchors = generateAnchors(size);
+  checkOutputs(net, size, anchors.length);
+  return (tile) => {
+    net.setInput(inputBlob(tile, size));
+    const [logits16, logits32, boxes16, boxes32] = withThreads(FORWARD_THREADS, () => net.forward(BLAZEFACE_OUTPUTS));
+    const n16 = logits16.sizes[1];
+    const n32 = logits32.sizes[1];
+    const logits = concat(readFloats(logits16, 1, n16), readFloats(logits32, 1, n32));
+    const regressors = concat(readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES));
+    return decodeFaces(logits, regressors, anchors, minScore);
+  };
+}
+
+/** The model's outputs must match the anchors (896 for the 256 back model) or every box is wrong. */
+function checkOutputs(net: cv.Net, size: TileSize, anchors: number): void {
+  net.setInput(inputBlob(new cv.Mat(size, size, cv.CV_8UC3, [0, 0, 0]), size));
+  const [logits16, logits32, boxes16, boxes32] = net.forward(BLAZEFACE_OUTPUTS);
+  const n = logits16.sizes[1] + logits32.sizes[1];
+  const ok =
+    n === anchors &&
+    boxes16.sizes[1] === logits16.sizes[1] &&
+    boxes32.sizes[1] === logits32.sizes[1] &&
+    boxes16.sizes[2] === REGRESSOR_VALUES &&
+    boxes32.sizes[2] === REGRESSOR_VALUES;
+  if (!ok) {
+    const shapes = [logits16, logits32, boxes16, boxes32].map((m) => m.sizes.join('x')).join(', ');
+    throw new Error(`${blazeFaceModelFile(size)}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
+  }
+}
+
+/** The floats of a DNN output (getData() throws on n-dimensional Mats; flattenFloat views them). */
+export function readFloats(output: cv.Mat, rows: number, cols: number): Float32Array {
+  const bytes = output.flattenFloat(rows, cols).getData();
+  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, rows * cols);
+  return new Float32Array(Uint8Array.prototype.slice.call(bytes).buffer);
+}
+
+function concat(a: Float32Array, b: Float32Array): Float32Array {
+  const out = new Float32Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
