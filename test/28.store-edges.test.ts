@@ -10,7 +10,7 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import { forgetChecksOfJobs, getCamera } from '../lib/cameras/camera-store.js';
 import { sweepRecords, KEEP_PER_ANALYTIC, PURGE_BATCH } from '../lib/jobs/record-retention.js';
-import type { Claim, JobRecord, JobStore } from '../lib/jobs/store.js';
+import { DuplicateSubmissionError, type Claim, type JobRecord, type JobStore } from '../lib/jobs/store.js';
 import { AUTH, PASSWORD, USER, api, form, removeTempDir, spawnService, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { describeBackends } from './helpers/backends.js';
@@ -92,10 +92,21 @@ describeBackends('store edges', function (backend) {
     it('idempotency keys are forgotten after their window', async () => {
       const id = randomUUID();
       await store.insert({ id, analytic: 'kamcheck', input: {} }, { idempotencyKey: { owner: 'u', key: 'k', since: 0 } });
-      expect((await store.jobOfIdempotencyKey('u', 'k', 0))!.id).to.equal(id);
+      expect((await store.jobOfIdempotencyKey({ owner: 'u', key: 'k', since: 0 }))!.id).to.equal(id);
+      // Past its window a key names nothing, and a new submission takes it over.
+      const later = Date.now() + 1000;
+      expect(await store.jobOfIdempotencyKey({ owner: 'u', key: 'k', since: later })).to.equal(null);
+      const next = randomUUID();
+      await store.insert({ id: next, analytic: 'kamcheck', input: {} }, { idempotencyKey: { owner: 'u', key: 'k', since: later } });
+      expect((await store.jobOfIdempotencyKey({ owner: 'u', key: 'k', since: 0 }))!.id).to.equal(next);
+      // Within its window it is refused, and the job is not written.
+      const refused = await rejection(store.insert({ id: randomUUID(), analytic: 'kamcheck', input: {} }, { idempotencyKey: { owner: 'u', key: 'k', since: 0 } }));
+      expect(refused).to.be.instanceOf(DuplicateSubmissionError);
+      expect((refused as DuplicateSubmissionError).jobId).to.equal(next);
+      expect(await store.recent('kamcheck', 10)).to.have.length(2);
       expect(await store.forgetIdempotencyKeys(Date.now() - DAY_MS)).to.equal(0);
       expect(await store.forgetIdempotencyKeys(Date.now() + 1)).to.equal(1);
-      expect(await store.jobOfIdempotencyKey('u', 'k', 0)).to.equal(null);
+      expect(await store.jobOfIdempotencyKey({ owner: 'u', key: 'k', since: 0 })).to.equal(null);
     });
 
     it('publishes a run\'s results only with an outcome the database accepts', async () => {

@@ -6,19 +6,12 @@
 import type { Context, Next } from 'koa';
 import { ApiError, invalidParameter } from './errors.js';
 import { IDEMPOTENCY_WINDOW_MS } from '../jobs/record-retention.js';
-import type { JobRecord } from '../jobs/store.js';
+import type { IdempotencyKey, JobRecord } from '../jobs/store.js';
 import type { ServiceDeps } from './app.js';
 
 export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 /** Printable ASCII without spaces at the ends, as the IETF draft and Stripe's API take them. */
 const KEY_PATTERN = /^[\x21-\x7e][\x20-\x7e]{0,253}[\x21-\x7e]$|^[\x21-\x7e]$/;
-
-/** What acceptJob writes with the job: JobStore.insert's `idempotencyKey`. */
-export interface IdempotencyKey {
-  owner: string;
-  key: string;
-  since: number;
-}
 
 /** The request's key, checked; null without the header. */
 export function readIdempotencyKey(ctx: Context): IdempotencyKey | null {
@@ -36,7 +29,7 @@ export function idempotentSubmission(deps: ServiceDeps, analytic: string, presen
   return async (ctx: Context, next: Next) => {
     const key = readIdempotencyKey(ctx);
     if (key) {
-      const first = await deps.store.jobOfIdempotencyKey(key.owner, key.key, key.since);
+      const first = await deps.store.jobOfIdempotencyKey(key);
       if (first) {
         answerFirst(ctx, analytic, first, present);
         return;
@@ -48,7 +41,7 @@ export function idempotentSubmission(deps: ServiceDeps, analytic: string, presen
 }
 
 /** The answer to a submission whose key an earlier one holds. */
-export function answerFirst(ctx: Context, analytic: string, first: JobRecord, present: (job: JobRecord, ctx: Context) => Record<string, unknown>): void {
+function answerFirst(ctx: Context, analytic: string, first: JobRecord, present: (job: JobRecord, ctx: Context) => Record<string, unknown>): void {
   if (first.analytic !== analytic) throw idempotencyKeyReused(first);
   ctx.set('Idempotent-Replayed', 'true');
   ctx.body = { status: 'success', task: present(first, ctx) };

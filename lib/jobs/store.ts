@@ -77,10 +77,16 @@ export interface FinishOptions {
   publish?: () => void;
 }
 
+/** A submission's Idempotency-Key, per owner (the credentials' user); a key given before `since` has expired. */
+export interface IdempotencyKey {
+  owner: string;
+  key: string;
+  since: number;
+}
+
 export interface InsertOptions {
   alongside?: (tx: Tx) => Promise<void>;
-  /** The submission's Idempotency-Key, per owner (the credentials' user); a key given before `since` has expired. */
-  idempotencyKey?: { owner: string; key: string; since: number };
+  idempotencyKey?: IdempotencyKey;
 }
 
 /** The idempotency key was given to an earlier submission, whose job this is. */
@@ -191,8 +197,8 @@ export class JobStore {
     return jobFromRow(row);
   }
 
-  /** The job an idempotency key of `owner` names, when it was given after `since`. */
-  async jobOfIdempotencyKey(owner: string, key: string, since: number): Promise<JobRecord | null> {
+  /** The job an idempotency key names, when it was given after its `since`. */
+  async jobOfIdempotencyKey({ owner, key, since }: IdempotencyKey): Promise<JobRecord | null> {
     const row = await this.db.sql.get<JobRow>(
       `SELECT j.* FROM job_idempotency_keys k JOIN jobs j ON j.id = k.job_id
         WHERE k.owner = ? AND k.idempotency_key = ? AND k.created_at >= ?`,
