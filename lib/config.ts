@@ -71,6 +71,13 @@ export interface Config {
   alarmAfter: number;
   /** Consecutive checks < 50 that clear it. @defaultValue 2 (`CLEAR_AFTER`) */
   clearAfter: number;
+  /**
+   * A camera stream must give a frame within this (connecting included), and its clip within
+   * twice it, or the capture fails, ms. @defaultValue 10 s (`SOURCE_TIMEOUT_S`)
+   */
+  sourceTimeoutMs: number;
+  /** Consecutive failed captures of a camera's stream that make it `offline`. @defaultValue 2 (`OFFLINE_AFTER`) */
+  offlineAfter: number;
   /** Receives every event (job.completed, camera.state_changed); null sends none but callback_url ones. (`WEBHOOK_URL`) */
   webhookUrl: string | null;
   /**
@@ -146,6 +153,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     referenceSlotMinutes: integer(env, 'REFERENCE_SLOT_MINUTES', 60, 1, 1440),
     alarmAfter: integer(env, 'ALARM_AFTER', 2, 1, 1000),
     clearAfter: integer(env, 'CLEAR_AFTER', 2, 1, 1000),
+    sourceTimeoutMs: Math.round(number(env, 'SOURCE_TIMEOUT_S', 10, 0.1, 600) * 1000),
+    offlineAfter: integer(env, 'OFFLINE_AFTER', 2, 1, 1000),
     webhookUrl: env.WEBHOOK_URL ? httpUrl(env.WEBHOOK_URL, 'WEBHOOK_URL') : null,
     webhookSecret: env.WEBHOOK_SECRET ? webhookSecret(env.WEBHOOK_SECRET) : null,
     webhookAllowedHosts: env.WEBHOOK_ALLOWED_HOSTS ? allowedHosts(env.WEBHOOK_ALLOWED_HOSTS) : null,

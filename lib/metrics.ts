@@ -38,6 +38,8 @@ const JOB_SECONDS_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 3
 const WEBHOOK_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 600];
 const WEBHOOK_OUTCOMES: WebhookDeliveryOutcome[] = ['delivered', 'failed', 'gave_up'];
 const WEBHOOK_EVENT_TYPES = ['job.completed', 'camera.state_changed'];
+/** 0.1 s (a free worker) to 10 minutes (two intervals of 5 minutes behind). */
+const CHECK_LATENESS_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
 /** 1 ms (a GET) to a minute (a large upload). */
 const HTTP_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -47,6 +49,8 @@ export class ServiceMetrics {
   private readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
   private readonly webhookDeliveries: Counter<'event_type' | 'outcome'>;
   private readonly webhookSeconds: Histogram<'event_type' | 'outcome'>;
+  private readonly checkLateness: Histogram;
+  private readonly checksSkipped: Counter<'reason'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -174,22 +178,43 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'vaa_cameras',
-      help: 'Cameras on record by alarm state (ok, tampered)',
+      help: 'Cameras on record by state (ok, tampered, offline)',
       labelNames: ['state'],
       registers,
       async collect() {
         const counts = await sources.cameraStates().catch(() => null);
         if (!counts) return;
         this.reset();
-        for (const state of ['ok', 'tampered']) this.set({ state }, 0);
+        for (const state of ['ok', 'tampered', 'offline']) this.set({ state }, 0);
         for (const c of counts) this.set({ state: c.state }, c.count);
       },
     });
+    this.checkLateness = new Histogram({
+      name: 'vaa_camera_check_lateness_seconds',
+      help: "How long after its due time a check of a camera's stream started on a worker (recorded with its outcome)",
+      buckets: CHECK_LATENESS_BUCKETS,
+      registers,
+    });
+    this.checksSkipped = new Counter({
+      name: 'vaa_camera_checks_skipped_total',
+      help: "Scheduled checks of camera streams not queued: the camera's previous check was still unfinished (busy), or the queue was full (queue_full)",
+      labelNames: ['reason'],
+      registers,
+    });
+    for (const reason of ['busy', 'queue_full']) this.checksSkipped.inc({ reason }, 0);
   }
 
   observeWebhookDelivery(eventType: string, outcome: WebhookDeliveryOutcome, seconds: number): void {
     this.webhookDeliveries.inc({ event_type: eventType, outcome });
     this.webhookSeconds.observe({ event_type: eventType, outcome }, seconds);
+  }
+
+  observeCheckLateness(seconds: number): void {
+    this.checkLateness.observe(seconds);
+  }
+
+  countSkippedCheck(reason: 'busy' | 'queue_full'): void {
+    this.checksSkipped.inc({ reason });
   }
 
   observeJob(analytic: string, outcome: JobOutcome, seconds: number): void {

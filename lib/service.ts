@@ -17,6 +17,8 @@ import { openDatabase } from './db/open-database.js';
 import { cameraFinishHook } from './cameras/check-outcome.js';
 import { cameraStateCounts, forgetChecksOfJobs } from './cameras/camera-store.js';
 import { camerasSchema } from './cameras/schema.js';
+import { CheckSchedule } from './cameras/check-schedule.js';
+import { streamCheckInputs } from './cameras/stream-check-dispatch.js';
 import { webhooksSchema } from './webhooks/schema.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { startRetentionSweeper, sweepResults } from './jobs/retention.js';
@@ -51,6 +53,8 @@ export interface RunningService {
   storage: StorageGuard;
   /** Delivers the outbox's webhook events. */
   webhooks: WebhookDispatcher;
+  /** Queues the checks of camera streams on their schedule. */
+  checks: CheckSchedule;
   /** The key webhook deliveries are signed with, and its file when it is not WEBHOOK_SECRET. */
   webhookSecret: WebhookSecret;
   /** Deletes expired result files now (the sweeper also runs hourly); resolves with the folders removed. */
@@ -159,13 +163,16 @@ export async function startService(config: Config, logger: Logger, options: Serv
     onFinished: (id) => removeJobFiles(jobsDir, resultsDir, id),
     storage,
     metrics,
+    prepareInput: streamCheckInputs(db, config),
   });
+  const checks = new CheckSchedule({ db, store, dataDir: config.dataDir, logger, assertCapacity: () => queue.assertCapacity(), metrics });
 
   const retention = { resultsDir, dataDir: config.dataDir, ttlMs: resultTtlMs, store, logger, now };
   const links = ResultLinks.fromDataDir(config.dataDir);
   const app = createApp({
     config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now, pool, storage, metrics, nodeId,
     analytics: servedAnalytics,
+    checks,
     credentials: credentials.credentials,
   });
   server.on('request', app.callback());
@@ -190,7 +197,10 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const cameraHook = cameraFinishHook({
     alarmAfter: config.alarmAfter,
     clearAfter: config.clearAfter,
+    offlineAfter: config.offlineAfter,
+    referenceSlotMinutes: config.referenceSlotMinutes,
     targets: { webhookUrl: config.webhookUrl },
+    onLateness: (seconds) => metrics.observeCheckLateness(seconds),
   });
   store.onFinish(webhookFinishHook({ webhookUrl: config.webhookUrl }, taskView), onFinishError);
   store.onFinish(cameraHook, onFinishError);
@@ -207,6 +217,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
 
   const released = await queue.start();
   await webhooks.start();
+  checks.start();
   const resumed = store.shared ? released : await store.unfinishedCount();
   if (resumed > 0) logger.info({ resumed }, 'runs again the jobs left unfinished by the last run');
   const stopSweeper = startRetentionSweeper(retention);
@@ -218,6 +229,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     (stopped ??= (async () => {
       stopSweeper();
       stopRecordSweeper();
+      await checks.stop();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await Promise.all([queue.stop(graceMs), webhooks.stop(graceMs)]);
@@ -229,7 +241,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await store.close();
     })());
 
-  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, webhooks, webhookSecret, sweepResults: () => sweepResults(retention), sweepRecords: () => sweepRecords(records), stop };
+  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, webhooks, checks, webhookSecret, sweepResults: () => sweepResults(retention), sweepRecords: () => sweepRecords(records), stop };
 }
 
 /**

@@ -3,9 +3,14 @@
 // its last checks, and the checks on their way. Reference pictures are files under
 // DATA_DIR/references (reference-files.ts); rows name them.
 import type { Database, Tx } from '../db/database.js';
-import { timeOfDayDistance } from './time-of-day.js';
+import { chooseAmong, newestPerSlot, type Choice } from './reference-choice.js';
 
-export type CameraState = 'ok' | 'tampered';
+/** What the checks say of a camera. */
+export type CheckState = 'ok' | 'tampered';
+/** A camera's state: its checks', or `offline` while its stream cannot be read. */
+export type CameraState = CheckState | 'offline';
+/** Where a reference came from: set by hand or with a check, renewed by a check of 0, learned from a first capture, or an operator's re-baseline from a capture. */
+export type ReferenceOrigin = 'uploaded' | 'renewed' | 'learned' | 'capture';
 
 export interface CameraRecord {
   id: string;
@@ -20,6 +25,10 @@ export interface CameraRecord {
   lastProbability: number | null;
   /** References on record, every slot. */
   referenceCount: number;
+  /** The state the checks say: `state` itself unless the camera is offline. */
+  checksState: CheckState;
+  /** Why the stream cannot be read (source-failure reason) while offline, else null. */
+  offlineReason: string | null;
 }
 
 export interface ReferenceRecord {
@@ -36,6 +45,8 @@ export interface ReferenceRecord {
   width: number;
   height: number;
   createdAt: number;
+  /** Null on references of releases that did not record it; absent in a new record means unknown. */
+  origin?: ReferenceOrigin | null;
 }
 
 export interface CheckRecord {
@@ -46,6 +57,8 @@ export interface CheckRecord {
   probability: number | null;
   /** The camera's state after this check. */
   state: CameraState;
+  /** A check of the camera's own schedule: how long after its due time it started, ms; null otherwise. */
+  latenessMs: number | null;
 }
 
 /** References kept per slot: the newest is used, the older ones are for audit. */
@@ -63,6 +76,8 @@ interface CameraRow {
   last_job_id: string | null;
   last_probability: number | string | null;
   reference_count?: number | string;
+  checks_state: CheckState | null;
+  offline_reason: string | null;
 }
 
 interface ReferenceRow {
@@ -76,6 +91,7 @@ interface ReferenceRow {
   width: number | string;
   height: number | string;
   created_at: number | string;
+  origin: ReferenceOrigin | null;
 }
 
 interface CheckRow {
@@ -85,9 +101,10 @@ interface CheckRow {
   success: number | string;
   probability: number | string | null;
   state: CameraState;
+  lateness_ms: number | string | null;
 }
 
-const nullable = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
+export const nullable = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
 
 export function cameraFromRow(r: CameraRow): CameraRecord {
   return {
@@ -100,6 +117,8 @@ export function cameraFromRow(r: CameraRow): CameraRecord {
     lastJobId: r.last_job_id,
     lastProbability: nullable(r.last_probability),
     referenceCount: Number(r.reference_count ?? 0),
+    checksState: r.state === 'offline' ? (r.checks_state ?? 'ok') : r.state,
+    offlineReason: r.state === 'offline' ? r.offline_reason : null,
   };
 }
 
@@ -115,13 +134,14 @@ function referenceFromRow(r: ReferenceRow): ReferenceRecord {
     width: Number(r.width),
     height: Number(r.height),
     createdAt: Number(r.created_at),
+    origin: r.origin ?? null,
   };
 }
 
 const CAMERA_COLUMNS = `c.*, (SELECT COUNT(*) FROM camera_references r WHERE r.camera = c.id) AS reference_count`;
 
-/** A camera is on record from its first reference on. */
-async function ensureCamera(tx: Tx, id: string, at: number): Promise<void> {
+/** A camera is on record from its first reference (or its stream source) on. */
+export async function ensureCamera(tx: Tx, id: string, at: number): Promise<void> {
   await tx.run(
     `INSERT INTO cameras (id, state, state_since, streak, created_at) VALUES (?, 'ok', ?, 0, ?) ON CONFLICT (id) DO NOTHING`,
     id,
@@ -134,8 +154,8 @@ async function ensureCamera(tx: Tx, id: string, at: number): Promise<void> {
 export async function insertReference(tx: Tx, ref: ReferenceRecord): Promise<void> {
   await ensureCamera(tx, ref.camera, ref.createdAt);
   await tx.run(
-    `INSERT INTO camera_references (id, camera, slot, captured_at, minute_of_day, source_job, file, width, height, created_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO camera_references (id, camera, slot, captured_at, minute_of_day, source_job, file, width, height, created_at, origin)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     ref.id,
     ref.camera,
     ref.slot,
@@ -146,6 +166,7 @@ export async function insertReference(tx: Tx, ref: ReferenceRecord): Promise<voi
     ref.width,
     ref.height,
     ref.createdAt,
+    ref.origin ?? null,
   );
   // The files of dropped references stay until the sweep (reference-files.ts): a queued check may still read one.
   await tx.run(
@@ -170,13 +191,15 @@ export async function lockCamera(tx: Tx, id: string): Promise<CameraRecord | nul
 /** Writes a camera's state and last check (as lockCamera read it, changed). */
 export async function updateCamera(tx: Tx, c: CameraRecord): Promise<void> {
   await tx.run(
-    `UPDATE cameras SET state = ?, state_since = ?, streak = ?, last_check_at = ?, last_job_id = ?, last_probability = ? WHERE id = ?`,
+    `UPDATE cameras SET state = ?, state_since = ?, streak = ?, last_check_at = ?, last_job_id = ?, last_probability = ?, checks_state = ?, offline_reason = ? WHERE id = ?`,
     c.state,
     c.stateSince,
     c.streak,
     c.lastCheckAt,
     c.lastJobId,
     c.lastProbability,
+    c.state === 'offline' ? c.checksState : null,
+    c.state === 'offline' ? c.offlineReason : null,
     c.id,
   );
 }
@@ -184,7 +207,7 @@ export async function updateCamera(tx: Tx, c: CameraRecord): Promise<void> {
 /** Adds a check to the camera's history and keeps its newest CHECKS_KEPT. */
 export async function recordCheck(tx: Tx, camera: string, check: CheckRecord): Promise<void> {
   await tx.run(
-    `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state, lateness_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
     camera,
     check.jobId,
     check.capturedAt,
@@ -192,6 +215,7 @@ export async function recordCheck(tx: Tx, camera: string, check: CheckRecord): P
     check.success ? 1 : 0,
     check.probability,
     check.state,
+    check.latenessMs === null ? null : Math.round(check.latenessMs),
   );
   await tx.run(
     `DELETE FROM camera_checks WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${CHECKS_KEPT})`,
@@ -225,9 +249,12 @@ export async function cameraStateCounts(db: Database): Promise<{ state: CameraSt
   return rows.map((r) => ({ state: r.state, count: Number(r.count) }));
 }
 
-/** Every reference of a camera, by slot, newest first within a slot. */
-export async function cameraReferences(db: Database, camera: string): Promise<ReferenceRecord[]> {
-  const rows = await db.sql.all<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? ORDER BY slot, seq DESC', camera);
+/** Every reference of a camera (of every camera for null), by slot, newest first within a slot. */
+export async function cameraReferences(db: Database, camera: string | null): Promise<ReferenceRecord[]> {
+  const rows =
+    camera === null
+      ? await db.sql.all<ReferenceRow>('SELECT * FROM camera_references ORDER BY camera, slot, seq DESC')
+      : await db.sql.all<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? ORDER BY slot, seq DESC', camera);
   return rows.map(referenceFromRow);
 }
 
@@ -246,40 +273,67 @@ export async function cameraChecks(db: Database, camera: string, limit = CHECKS_
     success: Number(r.success) === 1,
     probability: nullable(r.probability),
     state: r.state,
+    latenessMs: nullable(r.lateness_ms),
   }));
 }
 
-/** Forgets a camera: its state, references and checks. False when there was none. */
+/** Forgets a camera: its state, references, checks, source and state changes. False when there was none. */
 export async function deleteCamera(db: Database, id: string): Promise<boolean> {
   return db.transaction(async (tx) => {
     const found = (await tx.run('DELETE FROM cameras WHERE id = ?', id)) === 1;
     await tx.run('DELETE FROM camera_references WHERE camera = ?', id);
     await tx.run('DELETE FROM camera_checks WHERE camera = ?', id);
+    await tx.run('DELETE FROM camera_sources WHERE camera = ?', id);
+    await tx.run('DELETE FROM camera_state_changes WHERE camera = ?', id);
     return found;
   });
 }
 
-export type ReferenceChoice =
-  | { found: ReferenceRecord }
-  | { none: true }
-  | { otherSizes: { width: number; height: number }[] };
+/** State changes kept per camera (GET /cameras/<camera>/state_changes). */
+export const STATE_CHANGES_KEPT = 100;
 
-/**
- * The reference a check without an image uses: of the newest reference of each slot, the one
- * nearest in time of day (round midnight), among those of the clip's size.
- */
+export interface StateChange {
+  from: CameraState;
+  to: CameraState;
+  at: number;
+  /** The check that made it; null for none (a source removed while offline). */
+  jobId: string | null;
+  /** A source-failure reason for a change to offline; null otherwise. */
+  reason: string | null;
+}
+
+/** Records a change of state and keeps the camera's newest STATE_CHANGES_KEPT. */
+export async function recordStateChange(tx: Tx, camera: string, change: StateChange): Promise<void> {
+  await tx.run(
+    'INSERT INTO camera_state_changes (camera, from_state, to_state, at, job_id, reason) VALUES (?, ?, ?, ?, ?, ?)',
+    camera,
+    change.from,
+    change.to,
+    change.at,
+    change.jobId,
+    change.reason,
+  );
+  await tx.run(
+    `DELETE FROM camera_state_changes WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_state_changes WHERE camera = ? ORDER BY seq DESC LIMIT ${STATE_CHANGES_KEPT})`,
+    camera,
+    camera,
+  );
+}
+
+/** The camera's state changes, newest first. */
+export async function stateChanges(db: Database, camera: string, limit = STATE_CHANGES_KEPT): Promise<StateChange[]> {
+  const rows = await db.sql.all<{ from_state: CameraState; to_state: CameraState; at: number | string; job_id: string | null; reason: string | null }>(
+    `SELECT from_state, to_state, at, job_id, reason FROM camera_state_changes WHERE camera = ? ORDER BY seq DESC LIMIT ${Math.floor(limit)}`,
+    camera,
+  );
+  return rows.map((r) => ({ from: r.from_state, to: r.to_state, at: Number(r.at), jobId: r.job_id, reason: r.reason }));
+}
+
+export type ReferenceChoice = Choice<ReferenceRecord>;
+
+/** The reference a check without an image uses (reference-choice.ts). */
 export async function chooseReference(db: Database, camera: string, minuteOfDay: number, width: number, height: number): Promise<ReferenceChoice> {
-  const refs = await cameraReferences(db, camera);
-  if (refs.length === 0) return { none: true };
-  const newestPerSlot = new Map<number, ReferenceRecord>();
-  for (const r of refs) if (!newestPerSlot.has(r.slot)) newestPerSlot.set(r.slot, r);
-  const sized = [...newestPerSlot.values()].filter((r) => r.width === width && r.height === height);
-  if (sized.length === 0) {
-    const sizes = new Map(refs.map((r) => [`${r.width}x${r.height}`, { width: r.width, height: r.height }]));
-    return { otherSizes: [...sizes.values()] };
-  }
-  sized.sort((a, b) => timeOfDayDistance(a.minuteOfDay, minuteOfDay) - timeOfDayDistance(b.minuteOfDay, minuteOfDay) || b.createdAt - a.createdAt);
-  return { found: sized[0] };
+  return chooseAmong(newestPerSlot(await cameraReferences(db, camera)), minuteOfDay, width, height);
 }
 
 /** What a check accepted for a camera needs when it finishes; written with its job. */
@@ -293,6 +347,11 @@ export interface PendingCheck {
   height: number;
   /** Where the worker writes the clip's quietest frame when the check returns 0, and the reference it then becomes. */
   refresh: { id: string; file: string; slot: number; minuteOfDay: number } | null;
+  /**
+   * A check that reads the camera's stream: when it was due (now, for one asked for by hand) and
+   * where its worker writes the capture's picture (relative to DATA_DIR). Null for uploads.
+   */
+  capture?: { dueAt: number; file: string } | null;
 }
 
 interface PendingRow {
@@ -305,12 +364,14 @@ interface PendingRow {
   refresh_file: string | null;
   refresh_slot: number | string | null;
   refresh_minute_of_day: number | string | null;
+  due_at: number | string | null;
+  capture_file: string | null;
 }
 
 export async function insertPendingCheck(tx: Tx, p: PendingCheck): Promise<void> {
   await tx.run(
-    `INSERT INTO camera_pending_checks (job_id, camera, captured_at, width, height, refresh_id, refresh_file, refresh_slot, refresh_minute_of_day)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO camera_pending_checks (job_id, camera, captured_at, width, height, refresh_id, refresh_file, refresh_slot, refresh_minute_of_day, due_at, capture_file)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     p.jobId,
     p.camera,
     p.capturedAt,
@@ -320,6 +381,8 @@ export async function insertPendingCheck(tx: Tx, p: PendingCheck): Promise<void>
     p.refresh?.file ?? null,
     p.refresh?.slot ?? null,
     p.refresh ? Math.floor(p.refresh.minuteOfDay) : null,
+    p.capture?.dueAt ?? null,
+    p.capture?.file ?? null,
   );
 }
 
@@ -338,6 +401,7 @@ export async function takePendingCheck(tx: Tx, jobId: string): Promise<PendingCh
       row.refresh_id && row.refresh_file
         ? { id: row.refresh_id, file: row.refresh_file, slot: Number(row.refresh_slot), minuteOfDay: Number(row.refresh_minute_of_day) }
         : null,
+    capture: row.due_at !== null && row.capture_file ? { dueAt: Number(row.due_at), file: row.capture_file } : null,
   };
 }
 

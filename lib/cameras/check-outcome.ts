@@ -1,17 +1,40 @@
 // What a finished tamper check of a camera changes, in the transaction that records its outcome:
 // the check joins the camera's history, the alarm state moves with hysteresis, a probability of 0
-// renews the slot's reference from the clip, and a change of state becomes an event.
+// renews the slot's reference from the clip, and a change of state becomes an event. A check of
+// the camera's own stream also records its capture: its picture, a reference learned from it, and
+// failures to read the stream, which make the camera `offline` after OFFLINE_AFTER in a row.
 import type { FinishHook, JobRecord } from '../jobs/store.js';
 import type { Tx } from '../db/database.js';
 import { httpDate } from '../http/task-view.js';
 import { enqueueEvent, type WebhookTargets } from '../webhooks/outbox.js';
-import { insertReference, lockCamera, recordCheck, takePendingCheck, updateCamera, type CameraRecord, type CameraState, type PendingCheck } from './camera-store.js';
+import { sourceFailureReason } from '../sources/source-failure.js';
+import type { StreamCheckReport } from '../sources/stream-check.js';
+import {
+  insertReference,
+  lockCamera,
+  recordCheck,
+  recordStateChange,
+  takePendingCheck,
+  updateCamera,
+  type CameraRecord,
+  type CameraState,
+  type CheckState,
+  type PendingCheck,
+  type ReferenceOrigin,
+} from './camera-store.js';
+import { getSource, recordCapture } from './source-store.js';
 import { presentCameraSummary } from './present.js';
+import { minuteOfDay, slotOf } from './time-of-day.js';
 
 export interface CameraHookOptions {
   alarmAfter: number;
   clearAfter: number;
+  /** Consecutive failed captures that make a camera offline. */
+  offlineAfter: number;
+  referenceSlotMinutes: number;
   targets: WebhookTargets;
+  /** Told how late each check of a camera's stream started after it was due, seconds. */
+  onLateness?: (seconds: number) => void;
 }
 
 /** What the tamper-check worker reports when it wrote the clip's quietest frame as the camera's next reference. */
@@ -23,10 +46,11 @@ export interface RenewedReferenceReport {
 export const TAMPERED_AT = 50;
 
 /**
- * The state after one more check. A check on the state's own side of 50 resets the streak; one
- * on the other side adds to it, and the state turns when the streak reaches its threshold.
+ * The checks' state after one more check. A check on the state's own side of 50 resets the
+ * streak; one on the other side adds to it, and the state turns when the streak reaches its
+ * threshold.
  */
-export function nextState(state: CameraState, streak: number, probability: number, o: { alarmAfter: number; clearAfter: number }): { state: CameraState; streak: number } {
+export function nextState(state: CheckState, streak: number, probability: number, o: { alarmAfter: number; clearAfter: number }): { state: CheckState; streak: number } {
   const tampered = probability >= TAMPERED_AT;
   const against = state === 'ok' ? tampered : !tampered;
   if (!against) return { state, streak: 0 };
@@ -45,14 +69,45 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     const at = job.finishedAt ?? Date.now();
     const success = job.state === 'done';
     const probability = success ? Number(job.result?.probability) : null;
-    const next = probability === null || !Number.isFinite(probability) ? { state: before.state, streak: before.streak } : nextState(before.state, before.streak, probability, o);
-    const changed = next.state !== before.state;
+    const checks =
+      probability === null || !Number.isFinite(probability)
+        ? { state: before.checksState, streak: before.streak }
+        : nextState(before.checksState, before.streak, probability, o);
+    let state: CameraState = before.state === 'offline' ? 'offline' : checks.state;
+    let offlineReason = before.offlineReason;
+    const stream = check.capture ? ((success ? job.report : null) as StreamCheckReport | null) : null;
+    if (check.capture) {
+      const reached = await recordStreamCapture(tx, check, job, stream, at, o.offlineAfter);
+      if (reached === 'back') state = checks.state;
+      else if (reached !== 'unchanged') {
+        offlineReason = reached.reason;
+        if (reached.offline) state = 'offline';
+      }
+    }
+    const changed = state !== before.state;
     const stateSince = changed ? at : before.stateSince;
-    const after: CameraRecord = { ...before, state: next.state, stateSince, streak: next.streak, lastCheckAt: at, lastJobId: job.id, lastProbability: probability };
+    const after: CameraRecord = {
+      ...before,
+      state,
+      stateSince,
+      streak: checks.streak,
+      checksState: checks.state,
+      offlineReason: state === 'offline' ? offlineReason : null,
+      lastCheckAt: at,
+      lastJobId: job.id,
+      lastProbability: probability,
+    };
     await updateCamera(tx, after);
-    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state: next.state });
-    if (probability === 0 && (job.report as RenewedReferenceReport | null)?.renewedReference) await renewReference(tx, check, job, at);
+    const latenessMs = check.capture && job.startedAt !== null ? Math.max(0, job.startedAt - check.capture.dueAt) : null;
+    if (latenessMs !== null) o.onLateness?.(latenessMs / 1000);
+    const capturedAt = stream?.capture.at ?? check.capturedAt;
+    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt, finishedAt: at, success, probability, state, latenessMs });
+    const report = job.report as (RenewedReferenceReport & Partial<StreamCheckReport>) | null;
+    if (report?.learnedReference) await renewReference(tx, check, job, at, 'learned', o.referenceSlotMinutes);
+    else if (probability === 0 && report?.renewedReference) await renewReference(tx, check, job, at, 'renewed', o.referenceSlotMinutes);
     if (changed) {
+      const reason = state === 'offline' ? offlineReason : null;
+      await recordStateChange(tx, check.camera, { from: before.state, to: state, at, jobId: job.id, reason });
       await enqueueEvent(
         tx,
         o.targets,
@@ -63,9 +118,10 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
             event: 'camera.state_changed',
             camera: presentCameraSummary(after),
             previous_state: before.state,
-            state: next.state,
+            state,
             changed_at: httpDate(at),
             job_id: job.id,
+            ...(reason ? { reason } : {}),
           },
           callbackUrl: typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null,
         },
@@ -75,20 +131,86 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
   };
 }
 
+/**
+ * Records what a stream check's capture gave. Whether the camera comes back (a frame arrived while
+ * offline), is (still) failing with a reason, or is unchanged (the check failed for another cause,
+ * or the source is gone).
+ */
+async function recordStreamCapture(
+  tx: Tx,
+  check: PendingCheck,
+  job: JobRecord,
+  stream: StreamCheckReport | null,
+  at: number,
+  offlineAfter: number,
+): Promise<'back' | 'unchanged' | { reason: string; offline: boolean }> {
+  const source = await getSource(tx, check.camera);
+  if (!source) return 'unchanged';
+  const reason = job.state === 'failed' ? sourceFailureReason(job.error?.code) : null;
+  if (stream) {
+    const picture = { file: check.capture!.file, at: stream.capture.at, width: stream.capture.width, height: stream.capture.height };
+    await recordCapture(tx, check.camera, { at: stream.capture.at, ok: true, reason: null, jobId: job.id, failures: 0, picture });
+    return 'back';
+  }
+  if (reason) {
+    const failures = source.failures + 1;
+    await recordCapture(tx, check.camera, { at, ok: false, reason, jobId: job.id, failures, picture: null });
+    return { reason, offline: failures >= offlineAfter };
+  }
+  // Failed for another cause than the stream (a resolution that matches no reference, a crash).
+  await recordCapture(tx, check.camera, { at, ok: false, reason: job.error?.code ?? null, jobId: job.id, failures: source.failures, picture: null });
+  return 'unchanged';
+}
+
 /** The worker wrote the clip's quietest frame where the check's input said; it becomes the slot's reference. */
-async function renewReference(tx: Tx, check: PendingCheck, job: JobRecord, at: number): Promise<void> {
+async function renewReference(tx: Tx, check: PendingCheck, job: JobRecord, at: number, origin: ReferenceOrigin, slotMinutes: number): Promise<void> {
   const refresh = check.refresh;
   if (!refresh) return;
+  const stream = check.capture ? (job.report as StreamCheckReport | null) : null;
+  // A stream check's clip: its slot and size are known once it was captured.
+  const capturedAt = stream ? stream.capture.at : check.capturedAt;
   await insertReference(tx, {
     id: refresh.id,
     camera: check.camera,
-    slot: refresh.slot,
-    capturedAt: check.capturedAt,
-    minuteOfDay: refresh.minuteOfDay,
+    slot: stream ? slotOf(capturedAt, slotMinutes) : refresh.slot,
+    capturedAt,
+    minuteOfDay: stream ? minuteOfDay(capturedAt) : refresh.minuteOfDay,
     sourceJob: job.id,
     file: refresh.file,
-    width: check.width,
-    height: check.height,
+    width: stream ? stream.capture.width : check.width,
+    height: stream ? stream.capture.height : check.height,
     createdAt: at,
+    origin,
   });
+}
+
+/**
+ * A camera whose source was removed while it was offline goes back to the state its checks say:
+ * nothing reads its stream any more, so nothing can say it is offline.
+ */
+export async function leaveOffline(tx: Tx, camera: string, at: number, targets: WebhookTargets): Promise<void> {
+  const before = await lockCamera(tx, camera);
+  if (!before || before.state !== 'offline') return;
+  const after: CameraRecord = { ...before, state: before.checksState, stateSince: at, offlineReason: null };
+  await updateCamera(tx, after);
+  await recordStateChange(tx, camera, { from: 'offline', to: after.state, at, jobId: null, reason: 'source_removed' });
+  await enqueueEvent(
+    tx,
+    targets,
+    {
+      type: 'camera.state_changed',
+      body: {
+        status: 'success',
+        event: 'camera.state_changed',
+        camera: presentCameraSummary(after),
+        previous_state: 'offline',
+        state: after.state,
+        changed_at: httpDate(at),
+        job_id: null,
+        reason: 'source_removed',
+      },
+      callbackUrl: null,
+    },
+    at,
+  );
 }

@@ -1,17 +1,66 @@
 // The camera resources of the API (GET /cameras, GET /cameras/<camera>), built from the records.
+// Stream URLs are shown with their password replaced; pictures are signed links.
 import { httpDate } from '../http/task-view.js';
-import type { CameraRecord, CheckRecord, ReferenceRecord } from './camera-store.js';
+import { redactSourceUrl } from '../sources/redact.js';
+import type { CameraRecord, CheckRecord, ReferenceRecord, StateChange } from './camera-store.js';
+import type { SourceRecord } from './source-store.js';
 import { slotLabel } from './time-of-day.js';
 
+/** A camera as events show it: its state, without pictures. */
 export function presentCameraSummary(c: CameraRecord): Record<string, unknown> {
   return {
     camera: c.id,
     state: c.state,
     state_since: httpDate(c.stateSince),
+    offline_reason: c.offlineReason,
     last_check: c.lastJobId
       ? { job_id: c.lastJobId, probability: c.lastProbability, finish_time: httpDate(c.lastCheckAt ?? c.stateSince) }
       : null,
     reference_count: c.referenceCount,
+  };
+}
+
+/** Signed links to a camera's pictures. */
+export interface PictureLinks {
+  reference(r: ReferenceRecord): string;
+  capture(camera: string, file: string): string;
+}
+
+/** What the camera list and the camera show beside the summary. */
+export interface CameraView {
+  source: SourceRecord | null;
+  /** The reference the next check would use (nearest in time of day now), or null. */
+  currentReference: ReferenceRecord | null;
+}
+
+/** A camera as GET /cameras lists it: the summary, its stream source and its pictures. */
+export function presentCamera(c: CameraRecord, view: CameraView, links: PictureLinks): Record<string, unknown> {
+  return {
+    ...presentCameraSummary(c),
+    reference_image: view.currentReference ? links.reference(view.currentReference) : null,
+    source: view.source ? presentSource(c, view.source, links) : null,
+  };
+}
+
+export function presentSource(c: CameraRecord, s: SourceRecord, links: PictureLinks): Record<string, unknown> {
+  const picture = s.picture ? { captured_at: httpDate(s.picture.at), width: s.picture.width, height: s.picture.height, image: links.capture(c.id, s.picture.file) } : null;
+  const last = s.lastCapture;
+  return {
+    url: redactSourceUrl(s.url),
+    check_interval_s: s.intervalS,
+    enabled: s.enabled,
+    next_check_at: s.enabled ? httpDate(s.nextCheckAt) : null,
+    last_capture: last
+      ? {
+          at: httpDate(last.at),
+          outcome: last.ok ? 'ok' : 'failed',
+          reason: last.reason,
+          job_id: last.jobId,
+          image: last.ok && picture && s.picture!.at === last.at ? picture.image : null,
+        }
+      : null,
+    picture,
+    offline_reason: c.offlineReason,
   };
 }
 
@@ -22,15 +71,16 @@ export function presentReference(r: Pick<ReferenceRecord, 'slot' | 'capturedAt' 
 
 export function presentCameraDetail(
   c: CameraRecord,
+  view: CameraView,
   references: ReferenceRecord[],
   checks: CheckRecord[],
   slotMinutes: number,
-  imageLink: (r: ReferenceRecord) => string,
+  links: PictureLinks,
 ): Record<string, unknown> {
   const slots = new Map<number, ReferenceRecord[]>();
   for (const r of references) slots.set(r.slot, [...(slots.get(r.slot) ?? []), r]);
   return {
-    ...presentCameraSummary(c),
+    ...presentCamera(c, view, links),
     alarm_streak: c.streak,
     references: [...slots.entries()]
       .sort(([a], [b]) => a - b)
@@ -40,10 +90,11 @@ export function presentCameraDetail(
         references: refs.map((r) => ({
           reference_id: r.id,
           ...presentReference(r, slotMinutes),
+          origin: r.origin ?? null,
           width: r.width,
           height: r.height,
           created_at: httpDate(r.createdAt),
-          image: imageLink(r),
+          image: links.reference(r),
         })),
       })),
     checks: checks.map((k) => ({
@@ -53,6 +104,11 @@ export function presentCameraDetail(
       success: k.success,
       probability: k.probability,
       state: k.state,
+      ...(k.latenessMs !== null ? { lateness_s: Math.round(k.latenessMs) / 1000 } : {}),
     })),
   };
+}
+
+export function presentStateChange(s: StateChange): Record<string, unknown> {
+  return { from: s.from, to: s.to, at: httpDate(s.at), job_id: s.jobId, reason: s.reason };
 }

@@ -1,4 +1,5 @@
-// Reference pictures on disk: DATA_DIR/references/<2 hex>/<uuid>.<ext>. Names never come from the
+// Reference pictures on disk: DATA_DIR/references/<2 hex>/<uuid>.<ext>, and the pictures of stream
+// captures in DATA_DIR/captures, alike. Names never come from the
 // client (a camera id may be anything the VMS uses), and a row in camera_references says which
 // files are current. A file whose row is gone (pruned past REFERENCES_PER_SLOT, or its camera
 // deleted) is removed by the sweep once no queued check can still be reading it.
@@ -7,8 +8,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Database } from '../db/database.js';
 import { listedReferenceFiles } from './camera-store.js';
+import { listedCaptureFiles } from './source-store.js';
 
 export const REFERENCES_DIR = 'references';
+export const CAPTURES_DIR = 'captures';
 
 /**
  * How long a file without a row is kept: a check chose it at its upload and may still be queued
@@ -24,23 +27,37 @@ export interface ReferenceFile {
 }
 
 /** A new reference's place (its folder created); `ext` is `jpg` or `png`. */
-export function newReferenceFile(dataDir: string, ext: string): ReferenceFile {
+export function newReferenceFile(dataDir: string, ext: string, createFolder = true): ReferenceFile {
+  return newFile(dataDir, REFERENCES_DIR, ext, createFolder);
+}
+
+function newFile(dataDir: string, folder: string, ext: string, createFolder: boolean): ReferenceFile {
   const id = randomUUID();
-  const file = path.join(REFERENCES_DIR, id.slice(0, 2), `${id}.${ext}`);
+  const file = path.join(folder, id.slice(0, 2), `${id}.${ext}`);
   const absolute = path.join(dataDir, file);
-  fs.mkdirSync(path.dirname(absolute), { recursive: true });
+  // A stream check's worker creates the folder of what it writes, if it writes it.
+  if (createFolder) fs.mkdirSync(path.dirname(absolute), { recursive: true });
   return { id, file, absolute };
 }
 
-/** Removes reference files no row names that are older than the grace; returns how many. */
+/** Removes reference and capture files no row names that are older than the grace; returns how many. */
 export async function sweepReferenceFiles(dataDir: string, db: Database, now = Date.now(), graceMs = UNLISTED_REFERENCE_GRACE_MS): Promise<number> {
-  const root = path.join(dataDir, REFERENCES_DIR);
-  const listed = await listedReferenceFiles(db);
+  const references = await sweepUnlisted(dataDir, REFERENCES_DIR, await listedReferenceFiles(db), now, graceMs);
+  return references + (await sweepUnlisted(dataDir, CAPTURES_DIR, await listedCaptureFiles(db), now, graceMs));
+}
+
+/** A stream check's picture: DATA_DIR/captures/<2 hex>/<uuid>.jpg (a camera row names its last). */
+export function newCaptureFile(dataDir: string): ReferenceFile {
+  return newFile(dataDir, CAPTURES_DIR, 'jpg', false);
+}
+
+async function sweepUnlisted(dataDir: string, folder: string, listed: Set<string>, now: number, graceMs: number): Promise<number> {
+  const root = path.join(dataDir, folder);
   let removed = 0;
   for (const shard of await fs.promises.readdir(root).catch(() => [] as string[])) {
     const dir = path.join(root, shard);
     for (const name of await fs.promises.readdir(dir).catch(() => [] as string[])) {
-      const file = path.join(REFERENCES_DIR, shard, name);
+      const file = path.join(folder, shard, name);
       if (listed.has(file)) continue;
       const stat = await fs.promises.stat(path.join(dir, name)).catch(() => null);
       if (!stat || now - stat.mtimeMs < graceMs) continue;

@@ -40,6 +40,7 @@ export async function placeUploadedReference(dataDir: string, slotMinutes: numbe
     width: u.media.width,
     height: u.media.height,
     createdAt: Date.now(),
+    origin: 'uploaded',
   };
 }
 

@@ -1,6 +1,7 @@
-// /cameras: what the appliance keeps about each camera a VMS checks. GET /cameras lists them,
-// GET /cameras/<camera> shows one (state, references per slot with signed image links, its last
-// checks), PUT /cameras/<camera>/reference sets a reference by hand, DELETE forgets a camera.
+// /cameras: what the appliance keeps about each camera. GET /cameras lists them, GET
+// /cameras/<camera> shows one (state, stream source, references per slot and the last capture as
+// signed image links, its last checks), PUT /cameras/<camera> sets its stream source (source-
+// routes.ts), PUT /cameras/<camera>/reference sets a reference by hand, DELETE forgets a camera.
 import fs from 'node:fs';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
@@ -8,13 +9,17 @@ import { missingFile, notFound } from '../http/errors.js';
 import { singleFile, type Upload } from '../http/upload.js';
 import type { ServiceDeps } from '../http/app.js';
 import { probeUpload } from '../http/probe-upload.js';
-import { cameraChecks, cameraReferences, deleteCamera, getCamera, getReference, listCameras } from './camera-store.js';
+import { cameraChecks, cameraReferences, deleteCamera, getCamera, getReference, listCameras, stateChanges, type CameraRecord, type ReferenceRecord } from './camera-store.js';
 import { checkCameraId, readCapturedAt } from './fields.js';
-import { presentCameraDetail, presentCameraSummary } from './present.js';
+import { presentCamera, presentCameraDetail, presentStateChange, type PictureLinks } from './present.js';
 import { referencePath, storeUploadedReference } from './reference-upload.js';
+import { allSources, getSource, type SourceRecord } from './source-store.js';
+import { newestPerSlot } from './reference-choice.js';
+import { minuteOfDay, timeOfDayDistance } from './time-of-day.js';
+import { sourceRoutes } from './source-routes.js';
 
 export const CAMERAS_PATH = '/cameras';
-/** How long a reference's image link opens without the Basic header. */
+/** How long a picture's link (reference or capture) opens without the Basic header. */
 export const REFERENCE_LINK_TTL_MS = 24 * 60 * 60 * 1000;
 
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
@@ -24,12 +29,31 @@ export function referenceImagePath(camera: string, referenceId: string): string 
   return `${CAMERAS_PATH}/${encodeURIComponent(camera)}/references/${referenceId}`;
 }
 
-/** The token of a reference link signs what the results' links sign a job id with. */
+/** The path of a capture's picture: `/cameras/<camera>/captures/<capture_id>`. */
+export function captureImagePath(camera: string, captureId: string): string {
+  return `${CAMERAS_PATH}/${encodeURIComponent(camera)}/captures/${captureId}`;
+}
+
+/** The token of a picture link signs what the results' links sign a job id with. */
 export const referenceLinkSubject = (referenceId: string) => `reference:${referenceId}`;
+export const captureLinkSubject = (captureId: string) => `capture:${captureId}`;
+
+/** A capture picture's id: its file's name without the extension. */
+export const captureId = (file: string) => file.slice(file.lastIndexOf('/') + 1).replace(/\.[a-z]+$/, '');
 
 export function cameraRoutes(router: Router, deps: ServiceDeps): void {
   router.get(CAMERAS_PATH, async (ctx: Context) => {
-    ctx.body = { status: 'success', cameras: (await listCameras(deps.store.db)).map(presentCameraSummary) };
+    const db = deps.store.db;
+    const [cameras, sources, references] = await Promise.all([listCameras(db), allSources(db), allCurrentReferences(deps)]);
+    const links = pictureLinks(deps, ctx);
+    const now = Date.now();
+    ctx.body = {
+      status: 'success',
+      cameras: cameras.map((c) => {
+        const source = sources.get(c.id) ?? null;
+        return presentCamera(c, { source, currentReference: currentReference(references.get(c.id) ?? [], source, now) }, links);
+      }),
+    };
   });
 
   router.get(`${CAMERAS_PATH}/:camera`, async (ctx: Context) => {
@@ -55,28 +79,74 @@ export function cameraRoutes(router: Router, deps: ServiceDeps): void {
     ctx.body = { status: 'success', camera: { camera, deleted: true } };
   });
 
+  router.get(`${CAMERAS_PATH}/:camera/state_changes`, async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    if (!(await getCamera(deps.store.db, camera))) throw notFound(`no camera ${camera}`);
+    ctx.body = { status: 'success', state_changes: (await stateChanges(deps.store.db, camera)).map(presentStateChange) };
+  });
+
   router.get(`${CAMERAS_PATH}/:camera/references/:referenceId`, async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
     const ref = /^[0-9a-f-]{36}$/.test(ctx.params.referenceId) ? await getReference(deps.store.db, camera, ctx.params.referenceId) : null;
     if (!ref) throw notFound(`camera ${camera} has no reference ${ctx.params.referenceId}`);
-    const file = referencePath(deps.config.dataDir, ref);
-    const stat = await fs.promises.stat(file).catch(() => null);
-    if (!stat) throw notFound(`the picture of reference ${ref.id} is gone`);
-    ctx.set('Content-Type', CONTENT_TYPES[file.slice(file.lastIndexOf('.') + 1)] ?? 'application/octet-stream');
-    ctx.set('Cache-Control', 'private, max-age=3600');
-    ctx.length = stat.size;
-    ctx.body = fs.createReadStream(file);
+    await sendPicture(ctx, referencePath(deps.config.dataDir, ref), `the picture of reference ${ref.id} is gone`);
   });
+
+  router.get(`${CAMERAS_PATH}/:camera/captures/:captureId`, async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    const source = await getSource(deps.store.db, camera);
+    // Only the last capture's picture is kept: an older link finds it replaced.
+    if (!source?.picture || captureId(source.picture.file) !== ctx.params.captureId) throw notFound(`camera ${camera} has no capture ${String(ctx.params.captureId).slice(0, 40)} (only its last capture's picture is kept)`);
+    await sendPicture(ctx, `${deps.config.dataDir}/${source.picture.file}`, `the picture of capture ${ctx.params.captureId} is gone`);
+  });
+
+  sourceRoutes(router, deps, cameraDetail);
 }
 
-async function cameraDetail(deps: ServiceDeps, ctx: Context, camera: string): Promise<Record<string, unknown>> {
-  const record = await getCamera(deps.store.db, camera);
-  if (!record) throw notFound(`no camera ${camera}`);
-  const [references, checks] = await Promise.all([cameraReferences(deps.store.db, camera), cameraChecks(deps.store.db, camera)]);
+async function sendPicture(ctx: Context, file: string, gone: string): Promise<void> {
+  const stat = await fs.promises.stat(file).catch(() => null);
+  if (!stat) throw notFound(gone);
+  ctx.set('Content-Type', CONTENT_TYPES[file.slice(file.lastIndexOf('.') + 1)] ?? 'application/octet-stream');
+  ctx.set('Cache-Control', 'private, max-age=3600');
+  ctx.length = stat.size;
+  ctx.body = fs.createReadStream(file);
+}
+
+/** Signed links to pictures, valid REFERENCE_LINK_TTL_MS, under PUBLIC_BASE_URL or the request's own base. */
+function pictureLinks(deps: ServiceDeps, ctx: Context): PictureLinks {
   const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
   const expires = Math.floor((Date.now() + REFERENCE_LINK_TTL_MS) / 1000);
-  return presentCameraDetail(record, references, checks, deps.config.referenceSlotMinutes, (r) => {
-    const sig = deps.links.sign(referenceLinkSubject(r.id), expires);
-    return `${base}${referenceImagePath(camera, r.id)}?expires=${expires}&sig=${sig}`;
-  });
+  const signed = (path: string, subject: string) => `${base}${path}?expires=${expires}&sig=${deps.links.sign(subject, expires)}`;
+  return {
+    reference: (r) => signed(referenceImagePath(r.camera, r.id), referenceLinkSubject(r.id)),
+    capture: (camera, file) => signed(captureImagePath(camera, captureId(file)), captureLinkSubject(captureId(file))),
+  };
 }
+
+/** Every camera's references, by camera (slot order, newest first in a slot). */
+async function allCurrentReferences(deps: ServiceDeps): Promise<Map<string, ReferenceRecord[]>> {
+  const byCamera = new Map<string, ReferenceRecord[]>();
+  for (const r of await cameraReferences(deps.store.db, null)) byCamera.set(r.camera, [...(byCamera.get(r.camera) ?? []), r]);
+  return byCamera;
+}
+
+/** The reference a check now would use: of the newest per slot (of the last capture's size when known), the nearest in time of day. */
+function currentReference(refs: ReferenceRecord[], source: SourceRecord | null, now: number): ReferenceRecord | null {
+  const newest = newestPerSlot(refs);
+  const size = source?.picture;
+  const sized = size ? newest.filter((r) => r.width === size.width && r.height === size.height) : [];
+  const pool = sized.length > 0 ? sized : newest;
+  const when = minuteOfDay(now);
+  return pool.sort((a, b) => timeOfDayDistance(a.minuteOfDay, when) - timeOfDayDistance(b.minuteOfDay, when) || b.createdAt - a.createdAt)[0] ?? null;
+}
+
+export type CameraDetail = (deps: ServiceDeps, ctx: Context, camera: string) => Promise<Record<string, unknown>>;
+
+const cameraDetail: CameraDetail = async (deps, ctx, camera) => {
+  const db = deps.store.db;
+  const record: CameraRecord | null = await getCamera(db, camera);
+  if (!record) throw notFound(`no camera ${camera}`);
+  const [references, checks, source] = await Promise.all([cameraReferences(db, camera), cameraChecks(db, camera), getSource(db, camera)]);
+  const view = { source, currentReference: currentReference(references, source, Date.now()) };
+  return presentCameraDetail(record, view, references, checks, deps.config.referenceSlotMinutes, pictureLinks(deps, ctx));
+};

@@ -1,5 +1,6 @@
 // The cameras module's tables: each camera's alarm state, its references per time-of-day slot,
-// its last checks, and the checks accepted and not yet finished (what their outcome must change).
+// its last checks, the checks accepted and not yet finished (what their outcome must change), its
+// stream source and check schedule, and its state changes.
 import type { Tx } from '../db/database.js';
 import { ddl, type SchemaModule } from '../db/migrations.js';
 
@@ -64,6 +65,47 @@ export const camerasSchema: SchemaModule = {
       );
       await adoptPendingChecks(tx);
     },
+    // Cameras the appliance checks itself: a stream source with its schedule, an `offline` state
+    // beside the checks' own (`checks_state` keeps theirs while offline), state changes kept for
+    // the operators, and where each reference came from.
+    ddl(
+      (d) => `CREATE TABLE camera_sources (
+         camera TEXT PRIMARY KEY,
+         url TEXT NOT NULL,
+         interval_s INTEGER NOT NULL,
+         enabled INTEGER NOT NULL,
+         next_check_at ${d.bigint} NOT NULL,
+         pending_job TEXT,
+         failures INTEGER NOT NULL DEFAULT 0,
+         last_capture_at ${d.bigint},
+         last_capture_ok INTEGER,
+         last_capture_reason TEXT,
+         last_capture_job TEXT,
+         capture_file TEXT,
+         capture_at ${d.bigint},
+         capture_width INTEGER,
+         capture_height INTEGER,
+         created_at ${d.bigint} NOT NULL,
+         updated_at ${d.bigint} NOT NULL
+       );
+       CREATE INDEX camera_sources_due ON camera_sources (next_check_at) WHERE enabled = 1;
+       CREATE TABLE camera_state_changes (
+         seq ${d.serial},
+         camera TEXT NOT NULL,
+         from_state TEXT NOT NULL,
+         to_state TEXT NOT NULL,
+         at ${d.bigint} NOT NULL,
+         job_id TEXT,
+         reason TEXT
+       );
+       CREATE INDEX camera_state_changes_by_camera ON camera_state_changes (camera, seq);
+       ALTER TABLE cameras ADD COLUMN checks_state TEXT;
+       ALTER TABLE cameras ADD COLUMN offline_reason TEXT;
+       ALTER TABLE camera_references ADD COLUMN origin TEXT;
+       ALTER TABLE camera_checks ADD COLUMN lateness_ms INTEGER;
+       ALTER TABLE camera_pending_checks ADD COLUMN due_at ${d.bigint};
+       ALTER TABLE camera_pending_checks ADD COLUMN capture_file TEXT;`,
+    ),
   ],
 };
 

@@ -21,7 +21,8 @@ import { SERVER_HEADER } from '../version.js';
 import { healthRoutes } from './routes/health.js';
 import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
-import { CAMERAS_PATH, cameraRoutes, referenceLinkSubject } from '../cameras/routes.js';
+import { CAMERAS_PATH, cameraRoutes, captureLinkSubject, referenceLinkSubject } from '../cameras/routes.js';
+import type { CheckSchedule } from '../cameras/check-schedule.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -47,6 +48,8 @@ export interface ServiceDeps {
   nodeId: string;
   /** The analytics whose routes the app serves (lib/http/served-analytics.ts). */
   analytics: ServedAnalytic[];
+  /** Queues the checks of camera streams (lib/cameras/check-schedule.ts). */
+  checks: CheckSchedule;
 }
 
 export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Credential[]; tmpDir: string }): Koa {
@@ -138,12 +141,13 @@ function signedResultLink(ctx: Context, links: ResultLinks): boolean {
   return links.verify(m[1], typeof expires === 'string' ? expires : undefined, typeof sig === 'string' ? sig : undefined);
 }
 
-/** Likewise a GET of a camera reference's picture with a valid, unexpired signature. */
+/** Likewise a GET of a camera's picture (a reference, its last capture) with a valid, unexpired signature. */
 function signedReferenceLink(ctx: Context, links: ResultLinks): boolean {
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-  const m = new RegExp(`^${CAMERAS_PATH}/[^/]+/references/([0-9a-f-]{36})$`).exec(ctx.path);
+  const m = new RegExp(`^${CAMERAS_PATH}/[^/]+/(references|captures)/([0-9a-f-]{36})$`).exec(ctx.path);
   if (!m) return false;
   const { expires, sig } = ctx.query;
   if (typeof expires !== 'string' || Number(expires) * 1000 < Date.now()) return false;
-  return links.verify(referenceLinkSubject(m[1]), expires, typeof sig === 'string' ? sig : undefined);
+  const subject = m[1] === 'references' ? referenceLinkSubject(m[2]) : captureLinkSubject(m[2]);
+  return links.verify(subject, expires, typeof sig === 'string' ? sig : undefined);
 }

@@ -1,9 +1,11 @@
 // The tamper check as the job machinery sees it (lib/jobs/analytic.ts): no OpenCV here; the
-// worker's code is loaded only in worker processes.
+// worker's code is loaded only in worker processes. A check is of an uploaded clip, or of a
+// camera's own stream (`stream`, lib/sources/): both are the same analytic and history.
 import type { Analytic } from '../jobs/analytic.js';
 import { InvalidJobInputError, readFields, readOptionalFields } from '../jobs/input-fields.js';
+import { parseStreamCheckInput, type StreamCheckInput } from '../sources/stream-check-input.js';
 
-export interface KamcheckInput {
+export interface UploadCheckInput {
   videoPath: string;
   imagePath: string;
   /** The client's file names, for the log. */
@@ -17,19 +19,29 @@ export interface KamcheckInput {
    * records stored before cameras existed.
    */
   refreshPath?: string;
+  stream?: undefined;
 }
+
+export interface StreamCheckJobInput {
+  stream: StreamCheckInput;
+}
+
+export type KamcheckInput = UploadCheckInput | StreamCheckJobInput;
 
 export const kamcheckAnalytic: Analytic<KamcheckInput> = {
   name: 'kamcheck',
   parseInput: (raw) => {
-    const input: KamcheckInput = {
+    const stream = (raw as { stream?: unknown } | null)?.stream;
+    if (stream !== undefined) return { stream: parseStreamCheckInput(stream) };
+    const input: UploadCheckInput = {
       ...readFields(raw, { videoPath: 'string', imagePath: 'string', videoName: 'string', imageName: 'string' }),
       ...readOptionalFields(raw, { callbackUrl: 'string', refreshPath: 'string' }),
     };
     if (input.refreshPath === '') throw new InvalidJobInputError(`the job input's "refreshPath" is not a path`);
     return input;
   },
-  timeoutMs: (_input, config) => config.kamcheckTimeoutMs,
+  // A stream check may take twice SOURCE_TIMEOUT_S to capture its clip before the analysis.
+  timeoutMs: (input, config) => config.kamcheckTimeoutMs + (input.stream ? 2 * config.sourceTimeoutMs : 0),
   writesResultFiles: false,
   loadRunner: async () => (await import('./job.js')).runKamcheckJob,
 };

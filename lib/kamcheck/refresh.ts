@@ -2,6 +2,7 @@
 // (the fewest passers-by) becomes the new reference, so that slow changes of the scene (season,
 // furniture moved, a new poster) stop looking like tampering.
 import fs from 'node:fs';
+import path from 'node:path';
 import cv from '../video/opencv.js';
 
 /** JPEG quality of a refreshed reference: 95 keeps the fine texture the blur measurement compares. */
@@ -50,10 +51,11 @@ export function perPixelMedian(gray: cv.Mat[]): cv.Mat {
  * Writes `frame` as the JPEG at `file`: into `file.tmp` first, then renamed over it, so that a
  * reader (another check of the same camera) sees the old picture or the new one, never half of one.
  */
-export function writeReference(file: string, frame: cv.Mat): void {
+export function writeReference(file: string, frame: cv.Mat, quality = REFRESH_JPEG_QUALITY): void {
   const tmp = `${file}.tmp`;
   try {
-    fs.writeFileSync(tmp, cv.imencode('.jpg', frame, [cv.IMWRITE_JPEG_QUALITY, REFRESH_JPEG_QUALITY]));
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(tmp, cv.imencode('.jpg', frame, [cv.IMWRITE_JPEG_QUALITY, quality]));
     fs.renameSync(tmp, file);
   } catch (err) {
     fs.rmSync(tmp, { force: true });

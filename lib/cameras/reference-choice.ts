@@ -1,0 +1,33 @@
+// Which stored reference a check without an image uses: of the newest reference of each slot, the
+// one nearest in time of day (round midnight), among those of the clip's size. No database here:
+// the service chooses for uploads, the worker for stream captures (whose size it learns first).
+import { timeOfDayDistance } from './time-of-day.js';
+
+export interface ReferenceCandidate {
+  slot: number;
+  minuteOfDay: number;
+  width: number;
+  height: number;
+  createdAt: number;
+}
+
+export type Choice<R> = { found: R } | { none: true } | { otherSizes: { width: number; height: number }[] };
+
+/** The newest reference of each slot of `refs` (ordered by slot, newest first within a slot). */
+export function newestPerSlot<R extends ReferenceCandidate>(refs: R[]): R[] {
+  const newest = new Map<number, R>();
+  for (const r of refs) if (!newest.has(r.slot)) newest.set(r.slot, r);
+  return [...newest.values()];
+}
+
+/** Among the newest per slot (newestPerSlot), the one of this size nearest in time of day. */
+export function chooseAmong<R extends ReferenceCandidate>(newest: R[], minuteOfDay: number, width: number, height: number): Choice<R> {
+  if (newest.length === 0) return { none: true };
+  const sized = newest.filter((r) => r.width === width && r.height === height);
+  if (sized.length === 0) {
+    const sizes = new Map(newest.map((r) => [`${r.width}x${r.height}`, { width: r.width, height: r.height }]));
+    return { otherSizes: [...sizes.values()] };
+  }
+  sized.sort((a, b) => timeOfDayDistance(a.minuteOfDay, minuteOfDay) - timeOfDayDistance(b.minuteOfDay, minuteOfDay) || b.createdAt - a.createdAt);
+  return { found: sized[0] };
+}

@@ -1,0 +1,101 @@
+// A camera's stream source over the API: PUT /cameras/<camera> sets it (source_url,
+// check_interval_s, enabled), POST /cameras/<camera>/check checks the stream now, and POST
+// /cameras/<camera>/reference/from_capture makes the last capture's picture the reference
+// (re-baselining after a deliberate change of the view).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ApiError, invalidParameter, notFound } from '../http/errors.js';
+import type { ServiceDeps } from '../http/app.js';
+import { settingsBody } from '../http/settings-body.js';
+import { presentTask } from '../http/task-view.js';
+import { acceptedTask } from '../http/routes/accept-job.js';
+import { redactSourceUrl } from '../sources/redact.js';
+import { addReference, ensureCamera, getCamera } from './camera-store.js';
+import { leaveOffline } from './check-outcome.js';
+import { checkCameraId } from './fields.js';
+import { newReferenceFile } from './reference-files.js';
+import { DEFAULT_CHECK_INTERVAL_S, readSourceFields } from './source-fields.js';
+import { getSource, putSource, removeSource } from './source-store.js';
+import { minuteOfDay, slotOf } from './time-of-day.js';
+import type { CameraDetail } from './routes.js';
+
+const noSource = (camera: string) => new ApiError(409, 'no_source', `camera "${camera}" has no stream source: set one with PUT /cameras/${camera} {"source_url": ...}`);
+
+export function sourceRoutes(router: Router, deps: ServiceDeps, cameraDetail: CameraDetail): void {
+  const db = deps.store.db;
+
+  router.put('/cameras/:camera', settingsBody(), async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    const fields = readSourceFields(ctx.state.fields as Record<string, unknown>);
+    const now = Date.now();
+    const url = await db.transaction(async (tx) => {
+      await ensureCamera(tx, camera, now);
+      const before = await getSource(tx, camera);
+      if (fields.url === null) {
+        if (before) {
+          await removeSource(tx, camera);
+          await leaveOffline(tx, camera, now, { webhookUrl: deps.config.webhookUrl });
+        }
+        return null;
+      }
+      const url = fields.url ?? before?.url;
+      if (!url) {
+        if (fields.intervalS !== undefined || fields.enabled !== undefined) throw invalidParameter(`"source_url" is required: camera "${camera}" has no stream source yet`);
+        return null;
+      }
+      await putSource(tx, camera, { url, intervalS: fields.intervalS ?? before?.intervalS ?? DEFAULT_CHECK_INTERVAL_S, enabled: fields.enabled ?? before?.enabled ?? true }, now);
+      return url;
+    });
+    deps.logger.info({ camera, source_url: url ? redactSourceUrl(url) : null, check_interval_s: fields.intervalS, enabled: fields.enabled }, 'camera source set');
+    if (url) void deps.checks.look(); // a new source is checked now, not at the next look
+    ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
+  });
+
+  router.post('/cameras/:camera/check', async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    if (!(await getCamera(db, camera))) throw notFound(`no camera ${camera}`);
+    if (!(await getSource(db, camera))) throw noSource(camera);
+    const job = await deps.checks.checkNow(camera);
+    deps.logger.info({ camera, job_id: job.id }, 'camera check asked for');
+    await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
+    ctx.body = { status: 'success', task: presentTask(await acceptedTask(deps, job)) };
+  });
+
+  router.post('/cameras/:camera/reference/from_capture', async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    if (!(await getCamera(db, camera))) throw notFound(`no camera ${camera}`);
+    const source = await getSource(db, camera);
+    if (!source) throw noSource(camera);
+    const picture = source.picture;
+    if (!picture) throw new ApiError(409, 'no_capture', `camera "${camera}" has no capture yet: wait for its first check, or POST /cameras/${camera}/check`);
+    // A copy: the capture's own file goes when the next capture replaces it.
+    const target = newReferenceFile(deps.config.dataDir, 'jpg');
+    await fs.copyFile(path.join(deps.config.dataDir, picture.file), target.absolute).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') throw new ApiError(409, 'no_capture', `the picture of camera "${camera}"'s last capture is gone`);
+      throw err;
+    });
+    const slotMinutes = deps.config.referenceSlotMinutes;
+    try {
+      await addReference(db, {
+        id: target.id,
+        camera,
+        slot: slotOf(picture.at, slotMinutes),
+        capturedAt: picture.at,
+        minuteOfDay: minuteOfDay(picture.at),
+        sourceJob: source.lastCapture?.ok ? source.lastCapture.jobId : null,
+        file: target.file,
+        width: picture.width,
+        height: picture.height,
+        createdAt: Date.now(),
+        origin: 'capture',
+      });
+    } catch (err) {
+      await fs.rm(target.absolute, { force: true });
+      throw err;
+    }
+    deps.logger.info({ camera, reference_id: target.id }, 'camera reference set from its last capture');
+    ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
+  });
+}

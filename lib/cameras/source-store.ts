@@ -1,0 +1,200 @@
+// A camera's stream source and check schedule (every statement on camera_sources): the URL as
+// given (password included: the worker needs it; every presentation redacts it), the interval,
+// the next due time, the check on its way, and what the last capture gave.
+import type { Database, Tx } from '../db/database.js';
+import { nullable } from './camera-store.js';
+
+export interface SourceRecord {
+  camera: string;
+  /** The stream URL as given, password included: never shown (redact.ts). */
+  url: string;
+  intervalS: number;
+  enabled: boolean;
+  /** When the next scheduled check is due, ms. */
+  nextCheckAt: number;
+  /** The last scheduled check's job: no other is scheduled while it is unfinished. */
+  pendingJob: string | null;
+  /** Consecutive captures that failed (OFFLINE_AFTER of them make the camera offline). */
+  failures: number;
+  /** The last capture's outcome; null before the first. */
+  lastCapture: { at: number; ok: boolean; reason: string | null; jobId: string } | null;
+  /** The last picture a capture gave (relative to DATA_DIR), for operators and re-baselining. */
+  picture: { file: string; at: number; width: number; height: number } | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+interface SourceRow {
+  camera: string;
+  url: string;
+  interval_s: number | string;
+  enabled: number | string;
+  next_check_at: number | string;
+  pending_job: string | null;
+  failures: number | string;
+  last_capture_at: number | string | null;
+  last_capture_ok: number | string | null;
+  last_capture_reason: string | null;
+  last_capture_job: string | null;
+  capture_file: string | null;
+  capture_at: number | string | null;
+  capture_width: number | string | null;
+  capture_height: number | string | null;
+  created_at: number | string;
+  updated_at: number | string;
+}
+
+function sourceFromRow(r: SourceRow): SourceRecord {
+  return {
+    camera: r.camera,
+    url: r.url,
+    intervalS: Number(r.interval_s),
+    enabled: Number(r.enabled) === 1,
+    nextCheckAt: Number(r.next_check_at),
+    pendingJob: r.pending_job,
+    failures: Number(r.failures),
+    lastCapture:
+      r.last_capture_at === null || r.last_capture_job === null
+        ? null
+        : { at: Number(r.last_capture_at), ok: Number(r.last_capture_ok) === 1, reason: r.last_capture_reason, jobId: r.last_capture_job },
+    picture:
+      r.capture_file && r.capture_at !== null
+        ? { file: r.capture_file, at: Number(r.capture_at), width: Number(nullable(r.capture_width)), height: Number(nullable(r.capture_height)) }
+        : null,
+    createdAt: Number(r.created_at),
+    updatedAt: Number(r.updated_at),
+  };
+}
+
+export async function getSource(db: Database | Tx, camera: string): Promise<SourceRecord | null> {
+  const q = 'sql' in db ? db.sql : db;
+  const row = await q.get<SourceRow>('SELECT * FROM camera_sources WHERE camera = ?', camera);
+  return row ? sourceFromRow(row) : null;
+}
+
+/** Every camera's source, by camera. */
+export async function allSources(db: Database): Promise<Map<string, SourceRecord>> {
+  const rows = await db.sql.all<SourceRow>('SELECT * FROM camera_sources');
+  return new Map(rows.map((r) => [r.camera, sourceFromRow(r)]));
+}
+
+export interface SourceSettings {
+  url: string;
+  intervalS: number;
+  enabled: boolean;
+}
+
+/**
+ * Writes a camera's source. A new source, a new URL, or checks switched back on are due at once;
+ * a shorter interval brings the next check forward. A new URL forgets the old one's failures.
+ */
+export async function putSource(tx: Tx, camera: string, s: SourceSettings, now: number): Promise<void> {
+  const before = await getSource(tx, camera);
+  if (!before) {
+    await tx.run(
+      `INSERT INTO camera_sources (camera, url, interval_s, enabled, next_check_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      camera,
+      s.url,
+      s.intervalS,
+      s.enabled ? 1 : 0,
+      now,
+      now,
+      now,
+    );
+    return;
+  }
+  const newUrl = s.url !== before.url;
+  const dueNow = newUrl || (s.enabled && !before.enabled);
+  const next = dueNow ? now : Math.min(before.nextCheckAt, now + s.intervalS * 1000);
+  await tx.run(
+    `UPDATE camera_sources SET url = ?, interval_s = ?, enabled = ?, next_check_at = ?, failures = ?, updated_at = ? WHERE camera = ?`,
+    s.url,
+    s.intervalS,
+    s.enabled ? 1 : 0,
+    next,
+    newUrl ? 0 : before.failures,
+    now,
+    camera,
+  );
+}
+
+/** Removes a camera's source; false when it had none. */
+export async function removeSource(tx: Tx, camera: string): Promise<boolean> {
+  return (await tx.run('DELETE FROM camera_sources WHERE camera = ?', camera)) === 1;
+}
+
+/** Enabled sources due at `now`, most overdue first. */
+export async function dueSources(db: Database, now: number, limit: number): Promise<{ camera: string; nextCheckAt: number; intervalS: number; pendingJob: string | null }[]> {
+  const rows = await db.sql.all<{ camera: string; next_check_at: number | string; interval_s: number | string; pending_job: string | null }>(
+    `SELECT camera, next_check_at, interval_s, pending_job FROM camera_sources WHERE enabled = 1 AND next_check_at <= ? ORDER BY next_check_at LIMIT ${Math.floor(limit)}`,
+    now,
+  );
+  return rows.map((r) => ({ camera: r.camera, nextCheckAt: Number(r.next_check_at), intervalS: Number(r.interval_s), pendingJob: r.pending_job }));
+}
+
+/** The earliest due time of an enabled source, or null when none. */
+export async function earliestDue(db: Database): Promise<number | null> {
+  const row = await db.sql.get<{ t: number | string | null }>('SELECT MIN(next_check_at) AS t FROM camera_sources WHERE enabled = 1');
+  return nullable(row?.t);
+}
+
+/** When the check after one due at `dueAt` is due: the schedule's next step after `now` (missed steps are skipped, the phase kept). */
+export function followingDue(dueAt: number, intervalS: number, now: number): number {
+  const step = intervalS * 1000;
+  return dueAt + step * Math.max(1, Math.ceil((now - dueAt + 1) / step));
+}
+
+/**
+ * Takes the check due at `dueAt` for this node: moves the schedule on to `next` and names the
+ * job, only if nobody took it first (the due time is still `dueAt`). Nodes that race for one due
+ * check compare-and-set the same row: one wins, on PostgreSQL and SQLite alike.
+ */
+export async function takeDueCheck(tx: Tx, camera: string, dueAt: number, next: number, jobId: string | null): Promise<boolean> {
+  const taken = await tx.run(
+    `UPDATE camera_sources SET next_check_at = ?, pending_job = COALESCE(?, pending_job) WHERE camera = ? AND enabled = 1 AND next_check_at = ?`,
+    next,
+    jobId,
+    camera,
+    dueAt,
+  );
+  return taken === 1;
+}
+
+/** The outcome of a capture, written with its check's outcome. */
+export async function recordCapture(
+  tx: Tx,
+  camera: string,
+  c: { at: number; ok: boolean; reason: string | null; jobId: string; failures: number; picture: SourceRecord['picture'] },
+): Promise<void> {
+  await tx.run(
+    `UPDATE camera_sources SET last_capture_at = ?, last_capture_ok = ?, last_capture_reason = ?, last_capture_job = ?, failures = ? WHERE camera = ?`,
+    c.at,
+    c.ok ? 1 : 0,
+    c.reason,
+    c.jobId,
+    c.failures,
+    camera,
+  );
+  if (c.picture) {
+    await tx.run(
+      `UPDATE camera_sources SET capture_file = ?, capture_at = ?, capture_width = ?, capture_height = ? WHERE camera = ?`,
+      c.picture.file,
+      c.picture.at,
+      c.picture.width,
+      c.picture.height,
+      camera,
+    );
+  }
+}
+
+/** The capture pictures rows name (the sweep of unlisted files). */
+export async function listedCaptureFiles(db: Database): Promise<Set<string>> {
+  return new Set((await db.sql.all<{ capture_file: string }>('SELECT capture_file FROM camera_sources WHERE capture_file IS NOT NULL')).map((r) => r.capture_file));
+}
+
+/** Sources whose camera is offline or that are enabled (metrics): counts by enabled. */
+export async function sourceCounts(db: Database): Promise<{ enabled: number; disabled: number }> {
+  const rows = await db.sql.all<{ enabled: number | string; count: number | string }>('SELECT enabled, COUNT(*) AS count FROM camera_sources GROUP BY enabled');
+  const of = (v: number) => Number(rows.find((r) => Number(r.enabled) === v)?.count ?? 0);
+  return { enabled: of(1), disabled: of(0) };
+}
