@@ -230,7 +230,23 @@ describeBackends('cameras', function (backend) {
       expect(cam.checks.map((c: any) => c.state)).to.deep.equal(steps.map(([, s]) => s).reverse());
       const listed = (await api(`${svc.url}/cameras`)).body.cameras;
       expect(listed).to.deep.equal([
-        { camera: 'hall-4', state: 'ok', state_since: cam.state_since, last_check: cam.last_check, reference_count: cam.reference_count },
+        {
+          camera: 'hall-4',
+          state: 'ok',
+          state_since: cam.state_since,
+          offline_reason: null,
+          last_check: cam.last_check,
+          reference_count: cam.reference_count,
+          reference_image: listed[0].reference_image,
+          source: null,
+        },
+      ]);
+      expect(listed[0].reference_image).to.match(/\/cameras\/hall-4\/references\/[0-9a-f-]{36}\?expires=\d+&sig=[0-9a-f]{64}$/);
+      // The state changes, newest first, each with its check.
+      const changes = (await api(`${svc.url}/cameras/hall-4/state_changes`)).body.state_changes;
+      expect(changes.map((c: any) => [c.from, c.to, c.job_id, c.reason])).to.deep.equal([
+        ['tampered', 'ok', ids[7], null],
+        ['ok', 'tampered', ids[3], null],
       ]);
 
       // Both receivers get a job.completed per check and the two changes of state, signed, in order.

@@ -24,13 +24,11 @@ import type { CameraDetail } from './routes.js';
 const noSource = (camera: string) => new ApiError(409, 'no_source', `camera "${camera}" has no stream source: set one with PUT /cameras/${camera} {"source_url": ...}`);
 
 export function sourceRoutes(router: Router, deps: ServiceDeps, cameraDetail: CameraDetail): void {
-  const db = deps.store.db;
-
   router.put('/cameras/:camera', settingsBody(), async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
     const fields = readSourceFields(ctx.state.fields as Record<string, unknown>);
     const now = Date.now();
-    const url = await db.transaction(async (tx) => {
+    const url = await deps.store.db.transaction(async (tx) => {
       await ensureCamera(tx, camera, now);
       const before = await getSource(tx, camera);
       if (fields.url === null) {
@@ -55,8 +53,8 @@ export function sourceRoutes(router: Router, deps: ServiceDeps, cameraDetail: Ca
 
   router.post('/cameras/:camera/check', async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
-    if (!(await getCamera(db, camera))) throw notFound(`no camera ${camera}`);
-    if (!(await getSource(db, camera))) throw noSource(camera);
+    if (!(await getCamera(deps.store.db, camera))) throw notFound(`no camera ${camera}`);
+    if (!(await getSource(deps.store.db, camera))) throw noSource(camera);
     const job = await deps.checks.checkNow(camera);
     deps.logger.info({ camera, job_id: job.id }, 'camera check asked for');
     await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
@@ -65,8 +63,8 @@ export function sourceRoutes(router: Router, deps: ServiceDeps, cameraDetail: Ca
 
   router.post('/cameras/:camera/reference/from_capture', async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
-    if (!(await getCamera(db, camera))) throw notFound(`no camera ${camera}`);
-    const source = await getSource(db, camera);
+    if (!(await getCamera(deps.store.db, camera))) throw notFound(`no camera ${camera}`);
+    const source = await getSource(deps.store.db, camera);
     if (!source) throw noSource(camera);
     const picture = source.picture;
     if (!picture) throw new ApiError(409, 'no_capture', `camera "${camera}" has no capture yet: wait for its first check, or POST /cameras/${camera}/check`);
@@ -78,7 +76,7 @@ export function sourceRoutes(router: Router, deps: ServiceDeps, cameraDetail: Ca
     });
     const slotMinutes = deps.config.referenceSlotMinutes;
     try {
-      await addReference(db, {
+      await addReference(deps.store.db, {
         id: target.id,
         camera,
         slot: slotOf(picture.at, slotMinutes),
