@@ -18,7 +18,6 @@ import { cameraFinishHook } from './cameras/check-outcome.js';
 import { cameraStateCounts, forgetChecksOfJobs } from './cameras/camera-store.js';
 import { camerasSchema } from './cameras/schema.js';
 import { CheckSchedule } from './cameras/check-schedule.js';
-import { streamCheckInputs } from './cameras/stream-check-dispatch.js';
 import { webhooksSchema } from './webhooks/schema.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { startRetentionSweeper, sweepResults } from './jobs/retention.js';
@@ -163,9 +162,18 @@ export async function startService(config: Config, logger: Logger, options: Serv
     onFinished: (id) => removeJobFiles(jobsDir, resultsDir, id),
     storage,
     metrics,
-    prepareInput: streamCheckInputs(db, config),
   });
-  const checks = new CheckSchedule({ db, store, dataDir: config.dataDir, logger, assertCapacity: () => queue.assertCapacity(), metrics });
+  const checks = new CheckSchedule({
+    db,
+    store,
+    dataDir: config.dataDir,
+    jobsDir,
+    sourceTimeoutMs: config.sourceTimeoutMs,
+    slotMinutes: config.referenceSlotMinutes,
+    logger,
+    assertCapacity: () => queue.assertCapacity(),
+    metrics,
+  });
 
   const retention = { resultsDir, dataDir: config.dataDir, ttlMs: resultTtlMs, store, logger, now };
   const links = ResultLinks.fromDataDir(config.dataDir);
@@ -198,7 +206,6 @@ export async function startService(config: Config, logger: Logger, options: Serv
     alarmAfter: config.alarmAfter,
     clearAfter: config.clearAfter,
     offlineAfter: config.offlineAfter,
-    referenceSlotMinutes: config.referenceSlotMinutes,
     targets: { webhookUrl: config.webhookUrl },
     onLateness: (seconds) => metrics.observeCheckLateness(seconds),
   });

@@ -109,7 +109,7 @@ describeBackends('store migrations', function (backend) {
 
     // The check that was queued at the upgrade finishes as a camera check: its bookkeeping moved
     // out of its input, and the worker's report of a renewed reference is recorded.
-    store.onFinish(cameraFinishHook({ alarmAfter: 2, clearAfter: 2, offlineAfter: 2, referenceSlotMinutes: 60, targets: { webhookUrl: null } }), (err) => {
+    store.onFinish(cameraFinishHook({ alarmAfter: 2, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: null } }), (err) => {
       throw err;
     });
     let job: JobRecord | null;

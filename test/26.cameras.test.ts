@@ -291,7 +291,7 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
   });
 
   const hook = (alarmAfter: number) =>
-    cameraFinishHook({ alarmAfter, clearAfter: 2, offlineAfter: 2, referenceSlotMinutes: 60, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
+    cameraFinishHook({ alarmAfter, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
 
   /** A tamper check of `camera` as the route accepts it: the job and its pending check in one transaction. */
   const insertCheck = (store: JobStore, id: string, camera: string) =>

@@ -8,7 +8,6 @@ import type { Tx } from '../db/database.js';
 import { httpDate } from '../http/task-view.js';
 import { enqueueEvent, type WebhookTargets } from '../webhooks/outbox.js';
 import { sourceFailureReason } from '../sources/source-failure.js';
-import type { StreamCheckReport } from '../sources/stream-check.js';
 import {
   insertReference,
   lockCamera,
@@ -24,22 +23,23 @@ import {
 } from './camera-store.js';
 import { getSource, recordCapture } from './source-store.js';
 import { presentCameraSummary } from './present.js';
-import { minuteOfDay, slotOf } from './time-of-day.js';
 
 export interface CameraHookOptions {
   alarmAfter: number;
   clearAfter: number;
   /** Consecutive failed captures that make a camera offline. */
   offlineAfter: number;
-  referenceSlotMinutes: number;
   targets: WebhookTargets;
   /** Told how late each check of a camera's stream started after it was due, seconds. */
   onLateness?: (seconds: number) => void;
 }
 
 /** What the tamper-check worker reports when it wrote the clip's quietest frame as the camera's next reference. */
-export interface RenewedReferenceReport {
+export interface CheckReport {
+  /** The check found 0: the quietest frame is at the check's refresh place. */
   renewedReference?: boolean;
+  /** A stream check without a reference: the quietest frame, at the learn place, was its reference. */
+  learnedReference?: boolean;
 }
 
 /** At or above this probability a check counts as tampered. */
@@ -75,9 +75,8 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
         : nextState(before.checksState, before.streak, probability, o);
     let state: CameraState = before.state === 'offline' ? 'offline' : checks.state;
     let offlineReason = before.offlineReason;
-    const stream = check.capture ? ((success ? job.report : null) as StreamCheckReport | null) : null;
     if (check.capture) {
-      const reached = await recordStreamCapture(tx, check, job, stream, at, o.offlineAfter);
+      const reached = await recordStreamCapture(tx, check, job, at, o.offlineAfter);
       if (reached === 'back') state = checks.state;
       else if (reached !== 'unchanged') {
         offlineReason = reached.reason;
@@ -100,11 +99,10 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     await updateCamera(tx, after);
     const latenessMs = check.capture && job.startedAt !== null ? Math.max(0, job.startedAt - check.capture.dueAt) : null;
     if (latenessMs !== null) o.onLateness?.(latenessMs / 1000);
-    const capturedAt = stream?.capture.at ?? check.capturedAt;
-    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt, finishedAt: at, success, probability, state, latenessMs });
-    const report = job.report as (RenewedReferenceReport & Partial<StreamCheckReport>) | null;
-    if (report?.learnedReference) await renewReference(tx, check, job, at, 'learned', o.referenceSlotMinutes);
-    else if (probability === 0 && report?.renewedReference) await renewReference(tx, check, job, at, 'renewed', o.referenceSlotMinutes);
+    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state, latenessMs });
+    const report = job.report as CheckReport | null;
+    if (success && report?.learnedReference) await renewReference(tx, check, job, at, 'learned');
+    else if (probability === 0 && report?.renewedReference) await renewReference(tx, check, job, at, 'renewed');
     if (changed) {
       const reason = state === 'offline' ? offlineReason : null;
       await recordStateChange(tx, check.camera, { from: before.state, to: state, at, jobId: job.id, reason });
@@ -136,20 +134,13 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
  * offline), is (still) failing with a reason, or is unchanged (the check failed for another cause,
  * or the source is gone).
  */
-async function recordStreamCapture(
-  tx: Tx,
-  check: PendingCheck,
-  job: JobRecord,
-  stream: StreamCheckReport | null,
-  at: number,
-  offlineAfter: number,
-): Promise<'back' | 'unchanged' | { reason: string; offline: boolean }> {
+async function recordStreamCapture(tx: Tx, check: PendingCheck, job: JobRecord, at: number, offlineAfter: number): Promise<'back' | 'unchanged' | { reason: string; offline: boolean }> {
   const source = await getSource(tx, check.camera);
   if (!source) return 'unchanged';
   const reason = job.state === 'failed' ? sourceFailureReason(job.error?.code) : null;
-  if (stream) {
-    const picture = { file: check.capture!.file, at: stream.capture.at, width: stream.capture.width, height: stream.capture.height };
-    await recordCapture(tx, check.camera, { at: stream.capture.at, ok: true, reason: null, jobId: job.id, failures: 0, picture });
+  if (job.state === 'done') {
+    const picture = { file: check.capture!.file, at: check.capturedAt, width: check.width, height: check.height };
+    await recordCapture(tx, check.camera, { at: check.capturedAt, ok: true, reason: null, jobId: job.id, failures: 0, picture });
     return 'back';
   }
   if (reason) {
@@ -163,22 +154,19 @@ async function recordStreamCapture(
 }
 
 /** The worker wrote the clip's quietest frame where the check's input said; it becomes the slot's reference. */
-async function renewReference(tx: Tx, check: PendingCheck, job: JobRecord, at: number, origin: ReferenceOrigin, slotMinutes: number): Promise<void> {
+async function renewReference(tx: Tx, check: PendingCheck, job: JobRecord, at: number, origin: ReferenceOrigin): Promise<void> {
   const refresh = check.refresh;
   if (!refresh) return;
-  const stream = check.capture ? (job.report as StreamCheckReport | null) : null;
-  // A stream check's clip: its slot and size are known once it was captured.
-  const capturedAt = stream ? stream.capture.at : check.capturedAt;
   await insertReference(tx, {
     id: refresh.id,
     camera: check.camera,
-    slot: stream ? slotOf(capturedAt, slotMinutes) : refresh.slot,
-    capturedAt,
-    minuteOfDay: stream ? minuteOfDay(capturedAt) : refresh.minuteOfDay,
+    slot: refresh.slot,
+    capturedAt: check.capturedAt,
+    minuteOfDay: refresh.minuteOfDay,
     sourceJob: job.id,
     file: refresh.file,
-    width: stream ? stream.capture.width : check.width,
-    height: stream ? stream.capture.height : check.height,
+    width: check.width,
+    height: check.height,
     createdAt: at,
     origin,
   });

@@ -1,44 +1,67 @@
 // Each camera with an enabled stream source is checked every `check_interval_s`. Every node looks
-// for due checks once a second and queues each as a tamper-check job of the camera's stream
-// (lib/sources/); the job waits for a worker like any other. A due check is taken by writing the
-// next due time in the job's own transaction, only if the due time is still the one read (a
-// compare-and-set): of racing nodes one wins, and a node that dies leaves either both the job and
-// the new due time or neither. Its job's lease hands an unfinished check to a live node.
+// for due checks once a second (and at the next due time when it comes sooner). A due check is
+// taken with a compare-and-set on its due time, which also marks the capture as this node's until
+// a deadline: of racing nodes one wins, and the capture of a node that dies is taken over once its
+// deadline passes. The node cuts the clip from the stream (lib/sources/stream-capture.ts: a stream
+// copy, little CPU, many at a time) and queues it as a tamper-check job, which waits for a worker
+// like any other; a capture that failed is queued as a job that fails with its reason, so that
+// every attempt reaches the camera's record (offline after OFFLINE_AFTER failures in a row).
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import PQueue from 'p-queue';
 import type { Logger } from 'pino';
 import type { Database, Tx } from '../db/database.js';
 import { StoreUnavailableError } from '../db/errors.js';
 import { httpDate } from '../http/task-view.js';
 import type { JobStore, JobRecord } from '../jobs/store.js';
-import type { StreamCheckJobInput } from '../kamcheck/analytic.js';
-import { insertPendingCheck } from './camera-store.js';
+import type { KamcheckInput } from '../kamcheck/analytic.js';
+import { MAX_TAMPER_FRAMES } from '../kamcheck/limits.js';
+import { captureClip } from '../sources/stream-capture.js';
+import { SourceFailure } from '../sources/source-failure.js';
+import { MediaProbeError, probeMedia } from '../video/probe.js';
+import { chooseReference, insertPendingCheck, type PendingCheck } from './camera-store.js';
+import { presentReference } from './present.js';
 import { newCaptureFile, newReferenceFile } from './reference-files.js';
-import { dueSources, earliestDue, followingDue, takeDueCheck } from './source-store.js';
+import { referencePath } from './reference-upload.js';
+import { dueChecks, earliestDue, endCapture, followingDue, getSource, retakeCapture, skipDueCheck, takeDueCheck } from './source-store.js';
+import { minuteOfDay, slotOf } from './time-of-day.js';
 
 /** How often a node looks for due checks. */
 export const SCHEDULE_POLL_MS = 1000;
-/** Due checks taken in one look. */
-const DUE_BATCH = 100;
+/**
+ * Captures one node runs at a time: each mostly waits for the camera (25 frames of a live stream
+ * take a second), and costs a few ms of CPU for the stream copy.
+ */
+export const CAPTURES_PER_NODE = 32;
+/** A capture's hold beyond its own time limit (twice SOURCE_TIMEOUT_S): time to probe and queue the clip. */
+const HOLD_MARGIN_MS = 10_000;
 
 export interface CheckScheduleOptions {
   db: Database;
   store: JobStore;
   dataDir: string;
+  /** Where jobs keep their input: `<jobsDir>/<job_id>/input/`. */
+  jobsDir: string;
+  sourceTimeoutMs: number;
+  slotMinutes: number;
   logger: Logger;
   /** Throws when the queue is at QUEUE_LIMIT. */
   assertCapacity: () => Promise<void>;
   metrics?: { countSkippedCheck(reason: 'busy' | 'queue_full'): void };
-  now?: () => number;
 }
 
-/** Why a check was not queued: its due time was taken by another node first. */
-class TakenElsewhere extends Error {}
+type Trigger = 'schedule' | 'manual';
+
+/** The capture's hold was taken over by another node: this node's clip is not queued. */
+class HoldLost extends Error {}
 
 export class CheckSchedule {
   private timer: NodeJS.Timeout | null = null;
   /** A look at the next due time, when it comes before the next poll. */
   private wake: NodeJS.Timeout | null = null;
   private looking: Promise<void> | null = null;
+  private readonly captures = new PQueue({ concurrency: CAPTURES_PER_NODE });
 
   constructor(private readonly o: CheckScheduleOptions) {}
 
@@ -48,48 +71,59 @@ export class CheckSchedule {
     void this.look();
   }
 
+  /** Stops looking; captures under way finish and queue their checks. */
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.wake) clearTimeout(this.wake);
     this.timer = this.wake = null;
     await this.looking;
+    await this.captures.onIdle();
   }
 
-  /** Queues the checks due now; resolves when done (a look already under way is joined). */
+  /** Takes the checks due now; resolves when they are taken (their captures go on). A look under way is joined. */
   look(): Promise<void> {
-    return (this.looking ??= this.queueDue().finally(() => (this.looking = null)));
+    return (this.looking ??= this.takeDue().finally(() => (this.looking = null)));
   }
 
-  /** Queues a check of the camera's stream now, outside its schedule (POST /cameras/<camera>/check). */
+  /** Captures the camera's stream now, outside its schedule (POST /cameras/<camera>/check), and queues its check. */
   async checkNow(camera: string): Promise<JobRecord> {
     await this.o.assertCapacity();
-    return (await this.submit(camera, (this.o.now ?? Date.now)(), 'manual', null))!;
+    return this.captureAndQueue(camera, Date.now(), 'manual', null);
   }
 
-  private async queueDue(): Promise<void> {
+  private async takeDue(): Promise<void> {
     const { db, logger } = this.o;
-    const now = (this.o.now ?? Date.now)();
     try {
-      await this.queueDueAt(now);
+      const now = Date.now();
+      const room = CAPTURES_PER_NODE - this.captures.size - this.captures.pending;
+      if (room > 0) await this.takeDueAt(now, room);
       // Checks start on time, not up to a poll late.
       const next = await earliestDue(db);
       if (next !== null && this.timer && next - now < SCHEDULE_POLL_MS) {
         if (this.wake) clearTimeout(this.wake);
-        this.wake = setTimeout(() => void this.look(), Math.max(0, next - (this.o.now ?? Date.now)()));
+        this.wake = setTimeout(() => void this.look(), Math.max(0, next - Date.now()));
         this.wake.unref();
       }
     } catch (err) {
       if (err instanceof StoreUnavailableError) logger.debug({ err: err.message }, 'cannot look for due camera checks: the database does not answer');
-      else logger.error({ err }, 'queueing due camera checks failed');
+      else logger.error({ err }, 'taking due camera checks failed');
     }
   }
 
-  private async queueDueAt(now: number): Promise<void> {
+  private async takeDueAt(now: number, room: number): Promise<void> {
     const { db, store, logger, metrics } = this.o;
-    for (const due of await dueSources(db, now, DUE_BATCH)) {
-      const next = followingDue(due.nextCheckAt, due.intervalS, now);
+    const until = now + 2 * this.o.sourceTimeoutMs + HOLD_MARGIN_MS;
+    for (const due of await dueChecks(db, now, room)) {
+      if (due.stale) {
+        if (await db.transaction((tx) => retakeCapture(tx, due.camera, due.dueAt, due.stale!.until, until))) {
+          logger.warn({ camera: due.camera }, 'taking over a camera capture whose node stopped');
+          this.startCapture(due.camera, due.dueAt, 'schedule', until);
+        }
+        continue;
+      }
+      const next = followingDue(due.dueAt, due.intervalS, now);
       const skip = async (reason: 'busy' | 'queue_full') => {
-        if (await db.transaction((tx) => takeDueCheck(tx, due.camera, due.nextCheckAt, next, null))) {
+        if (await db.transaction((tx) => skipDueCheck(tx, due.camera, due.dueAt, next))) {
           metrics?.countSkippedCheck(reason);
           logger.warn({ camera: due.camera, reason }, 'scheduled camera check skipped');
         }
@@ -108,47 +142,82 @@ export class CheckSchedule {
         await skip('queue_full');
         continue;
       }
-      await this.submit(due.camera, due.nextCheckAt, 'schedule', (tx, jobId) => takeDueCheck(tx, due.camera, due.nextCheckAt, next, jobId));
+      if (await db.transaction((tx) => takeDueCheck(tx, due.camera, due.dueAt, next, until))) this.startCapture(due.camera, due.dueAt, 'schedule', until);
     }
   }
 
-  /** The job of one check; null when `take` found the due check taken by another node. */
-  private async submit(
-    camera: string,
-    dueAt: number,
-    trigger: 'schedule' | 'manual',
-    take: ((tx: Tx, jobId: string) => Promise<boolean>) | null,
-  ): Promise<JobRecord | null> {
-    const { store, dataDir, logger } = this.o;
+  private startCapture(camera: string, dueAt: number, trigger: Trigger, until: number): void {
+    void this.captures.add(() =>
+      this.captureAndQueue(camera, dueAt, trigger, until).catch((err) => {
+        if (err instanceof HoldLost) this.o.logger.warn({ camera }, 'another node took over this capture; its clip is dropped');
+        else this.o.logger.error({ err, camera }, 'a camera check could not be queued; its capture is taken over when its hold runs out');
+      }),
+    );
+  }
+
+  /**
+   * Cuts the clip and queues its check (or the failure): the job's input is as an upload's, with
+   * the camera's reference nearest in time of day, or a place to learn one when it has none.
+   * `until`: the hold of a scheduled capture, ended in the job's transaction.
+   */
+  private async captureAndQueue(camera: string, dueAt: number, trigger: Trigger, until: number | null): Promise<JobRecord> {
+    const { db, store, dataDir, jobsDir, slotMinutes, logger } = this.o;
+    const source = await getSource(db, camera);
     const id = randomUUID();
+    const inputDir = path.join(jobsDir, id, 'input');
+    const videoPath = path.join(inputDir, 'video.mp4');
     const picture = newCaptureFile(dataDir);
-    const reference = newReferenceFile(dataDir, 'jpg', false);
-    const input: StreamCheckJobInput & { taskFields: Record<string, unknown> } = {
-      stream: { jobId: id, camera, dueAt, picturePath: picture.absolute, referenceId: reference.id, referencePath: reference.absolute },
-      taskFields: { camera, stream_check: { trigger, due_at: httpDate(dueAt) } },
-    };
+    const taskFields: Record<string, unknown> = { camera, stream_check: { trigger, due_at: httpDate(dueAt) } };
+    let input: KamcheckInput;
+    let pending: PendingCheck;
+    const capture = { dueAt, file: picture.file };
+    try {
+      if (!source) throw new SourceFailure('stream_error', `camera "${camera}" has no stream source any more`);
+      await fs.mkdir(inputDir, { recursive: true });
+      const { startedAt } = await captureClip({ url: source.url, file: videoPath, maxFrames: MAX_TAMPER_FRAMES, timeoutMs: this.o.sourceTimeoutMs });
+      const clip = await probeMedia(videoPath).catch((err) => {
+        if (err instanceof MediaProbeError) throw new SourceFailure('stream_error', `the clip cut from the stream cannot be read: ${err.message}`);
+        throw err;
+      });
+      taskFields.captured_at = httpDate(startedAt);
+      const target = newReferenceFile(dataDir, 'jpg');
+      const refresh = { id: target.id, file: target.file, slot: slotOf(startedAt, slotMinutes), minuteOfDay: minuteOfDay(startedAt) };
+      pending = { jobId: id, camera, capturedAt: startedAt, width: clip.width, height: clip.height, refresh, capture };
+      const common = { videoPath, videoName: 'stream capture', picturePath: picture.absolute };
+      const choice = await chooseReference(db, camera, minuteOfDay(startedAt), clip.width, clip.height);
+      if ('none' in choice) {
+        input = { ...common, imageName: 'learned from the capture', learnPath: target.absolute };
+        taskFields.reference = { ...presentReference({ slot: refresh.slot, capturedAt: startedAt, sourceJob: id }, slotMinutes), learned: true };
+      } else if ('otherSizes' in choice) {
+        const sizes = choice.otherSizes.map((s) => `${s.width}x${s.height}`).join(', ');
+        const message = `the stream is ${clip.width}x${clip.height} but camera "${camera}" has references of ${sizes} only: set a reference of the new size (PUT /cameras/${camera}/reference, or POST /cameras/${camera}/reference/from_capture after a check)`;
+        input = { captureFailure: { code: 'resolution_mismatch', message } };
+      } else {
+        input = { ...common, imagePath: referencePath(dataDir, choice.found), imageName: `reference ${choice.found.id}`, refreshPath: target.absolute };
+        taskFields.reference = presentReference(choice.found, slotMinutes);
+      }
+    } catch (err) {
+      if (!(err instanceof SourceFailure)) {
+        await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
+        throw err;
+      }
+      input = { captureFailure: { code: err.code, message: err.message } };
+      pending = { jobId: id, camera, capturedAt: Date.now(), width: 0, height: 0, refresh: null, capture };
+    }
     try {
       const job = await store.insert(
-        { id, analytic: 'kamcheck', input: input as unknown as Record<string, unknown> },
+        { id, analytic: 'kamcheck', input: { ...input, taskFields } as unknown as Record<string, unknown> },
         {
-          alongside: async (tx) => {
-            if (take && !(await take(tx, id))) throw new TakenElsewhere();
-            await insertPendingCheck(tx, {
-              jobId: id,
-              camera,
-              capturedAt: dueAt,
-              width: 0,
-              height: 0,
-              refresh: { id: reference.id, file: reference.file, slot: 0, minuteOfDay: 0 },
-              capture: { dueAt, file: picture.file },
-            });
+          alongside: async (tx: Tx) => {
+            if (until !== null && !(await endCapture(tx, camera, dueAt, until, id))) throw new HoldLost();
+            await insertPendingCheck(tx, pending);
           },
         },
       );
-      logger.debug({ job_id: id, camera, trigger }, 'camera check queued');
+      logger.debug({ job_id: id, camera, trigger, failed: 'captureFailure' in input }, 'camera check queued');
       return job;
     } catch (err) {
-      if (err instanceof TakenElsewhere) return null;
+      await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
       throw err;
     }
   }

@@ -76,6 +76,8 @@ export const camerasSchema: SchemaModule = {
          enabled INTEGER NOT NULL,
          next_check_at ${d.bigint} NOT NULL,
          pending_job TEXT,
+         capture_due ${d.bigint},
+         capture_until ${d.bigint},
          failures INTEGER NOT NULL DEFAULT 0,
          last_capture_at ${d.bigint},
          last_capture_ok INTEGER,
@@ -89,6 +91,7 @@ export const camerasSchema: SchemaModule = {
          updated_at ${d.bigint} NOT NULL
        );
        CREATE INDEX camera_sources_due ON camera_sources (next_check_at) WHERE enabled = 1;
+       CREATE INDEX camera_sources_capturing ON camera_sources (capture_until) WHERE capture_until IS NOT NULL;
        CREATE TABLE camera_state_changes (
          seq ${d.serial},
          camera TEXT NOT NULL,

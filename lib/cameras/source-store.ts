@@ -14,6 +14,8 @@ export interface SourceRecord {
   nextCheckAt: number;
   /** The last scheduled check's job: no other is scheduled while it is unfinished. */
   pendingJob: string | null;
+  /** A capture under way: the due time it is for, and until when its node holds it. */
+  capturing: { dueAt: number; until: number } | null;
   /** Consecutive captures that failed (OFFLINE_AFTER of them make the camera offline). */
   failures: number;
   /** The last capture's outcome; null before the first. */
@@ -31,6 +33,8 @@ interface SourceRow {
   enabled: number | string;
   next_check_at: number | string;
   pending_job: string | null;
+  capture_due: number | string | null;
+  capture_until: number | string | null;
   failures: number | string;
   last_capture_at: number | string | null;
   last_capture_ok: number | string | null;
@@ -52,6 +56,7 @@ function sourceFromRow(r: SourceRow): SourceRecord {
     enabled: Number(r.enabled) === 1,
     nextCheckAt: Number(r.next_check_at),
     pendingJob: r.pending_job,
+    capturing: r.capture_due !== null && r.capture_until !== null ? { dueAt: Number(r.capture_due), until: Number(r.capture_until) } : null,
     failures: Number(r.failures),
     lastCapture:
       r.last_capture_at === null || r.last_capture_job === null
@@ -123,13 +128,38 @@ export async function removeSource(tx: Tx, camera: string): Promise<boolean> {
   return (await tx.run('DELETE FROM camera_sources WHERE camera = ?', camera)) === 1;
 }
 
-/** Enabled sources due at `now`, most overdue first. */
-export async function dueSources(db: Database, now: number, limit: number): Promise<{ camera: string; nextCheckAt: number; intervalS: number; pendingJob: string | null }[]> {
-  const rows = await db.sql.all<{ camera: string; next_check_at: number | string; interval_s: number | string; pending_job: string | null }>(
-    `SELECT camera, next_check_at, interval_s, pending_job FROM camera_sources WHERE enabled = 1 AND next_check_at <= ? ORDER BY next_check_at LIMIT ${Math.floor(limit)}`,
+export interface DueCheck {
+  camera: string;
+  /** When the check was due. */
+  dueAt: number;
+  intervalS: number;
+  pendingJob: string | null;
+  /** A capture whose node let its hold run out (it died): taken over, not a new due time. */
+  stale: { until: number } | null;
+}
+
+/**
+ * What is to do at `now`, most overdue first: enabled sources due and not being captured, and
+ * captures whose node's hold ran out.
+ */
+export async function dueChecks(db: Database, now: number, limit: number): Promise<DueCheck[]> {
+  const rows = await db.sql.all<{ camera: string; next_check_at: number | string; interval_s: number | string; pending_job: string | null; capture_due: number | string | null; capture_until: number | string | null }>(
+    `SELECT camera, next_check_at, interval_s, pending_job, capture_due, capture_until FROM camera_sources
+      WHERE (enabled = 1 AND next_check_at <= ?) OR capture_until < ?
+      ORDER BY COALESCE(capture_due, next_check_at) LIMIT ${Math.floor(limit)}`,
+    now,
     now,
   );
-  return rows.map((r) => ({ camera: r.camera, nextCheckAt: Number(r.next_check_at), intervalS: Number(r.interval_s), pendingJob: r.pending_job }));
+  return rows.map((r) => {
+    const stale = r.capture_until !== null && Number(r.capture_until) < now;
+    return {
+      camera: r.camera,
+      dueAt: stale ? Number(r.capture_due) : Number(r.next_check_at),
+      intervalS: Number(r.interval_s),
+      pendingJob: r.pending_job,
+      stale: stale ? { until: Number(r.capture_until) } : null,
+    };
+  });
 }
 
 /** The earliest due time of an enabled source, or null when none. */
@@ -145,19 +175,44 @@ export function followingDue(dueAt: number, intervalS: number, now: number): num
 }
 
 /**
- * Takes the check due at `dueAt` for this node: moves the schedule on to `next` and names the
- * job, only if nobody took it first (the due time is still `dueAt`). Nodes that race for one due
- * check compare-and-set the same row: one wins, on PostgreSQL and SQLite alike.
+ * Takes the check due at `dueAt` for this node's capture, held until `until`: moves the schedule
+ * on to `next`, only if nobody took it first (the due time is still `dueAt`) and no capture of
+ * the camera is under way. Nodes that race for one due check compare-and-set the same row: one
+ * wins, on PostgreSQL and SQLite alike.
  */
-export async function takeDueCheck(tx: Tx, camera: string, dueAt: number, next: number, jobId: string | null): Promise<boolean> {
+export async function takeDueCheck(tx: Tx, camera: string, dueAt: number, next: number, until: number): Promise<boolean> {
   const taken = await tx.run(
-    `UPDATE camera_sources SET next_check_at = ?, pending_job = COALESCE(?, pending_job) WHERE camera = ? AND enabled = 1 AND next_check_at = ?`,
+    `UPDATE camera_sources SET next_check_at = ?, capture_due = ?, capture_until = ?
+      WHERE camera = ? AND enabled = 1 AND next_check_at = ? AND capture_until IS NULL`,
     next,
-    jobId,
+    dueAt,
+    until,
     camera,
     dueAt,
   );
   return taken === 1;
+}
+
+/** Takes over a capture whose node's hold (`until`) ran out, now held until `newUntil`. */
+export async function retakeCapture(tx: Tx, camera: string, dueAt: number, until: number, newUntil: number): Promise<boolean> {
+  return (await tx.run(`UPDATE camera_sources SET capture_until = ? WHERE camera = ? AND capture_due = ? AND capture_until = ?`, newUntil, camera, dueAt, until)) === 1;
+}
+
+/** Lets a due check go without a capture (the camera's last check still runs, or the queue is full). */
+export async function skipDueCheck(tx: Tx, camera: string, dueAt: number, next: number): Promise<boolean> {
+  return (await tx.run(`UPDATE camera_sources SET next_check_at = ? WHERE camera = ? AND next_check_at = ?`, next, camera, dueAt)) === 1;
+}
+
+/** Ends this node's hold of a capture as its check's job is written; false when the hold was lost (taken over). */
+export async function endCapture(tx: Tx, camera: string, dueAt: number, until: number, jobId: string): Promise<boolean> {
+  const ended = await tx.run(
+    `UPDATE camera_sources SET capture_due = NULL, capture_until = NULL, pending_job = ? WHERE camera = ? AND capture_due = ? AND capture_until = ?`,
+    jobId,
+    camera,
+    dueAt,
+    until,
+  );
+  return ended === 1;
 }
 
 /** The outcome of a capture, written with its check's outcome. */

@@ -42,12 +42,6 @@ export interface JobQueueOptions {
   storage?: StorageGuard;
   /** Told the duration and outcome of every run of a job (Prometheus histogram). */
   metrics?: { observeJob(analytic: string, outcome: 'done' | 'failed' | 'retried', seconds: number): void };
-  /**
-   * The input a worker runs, from the stored one, read as the run starts: what must not be stored
-   * with the job (a camera stream's password) or must be current (a camera's references). An
-   * error it throws fails the run as the worker's would.
-   */
-  prepareInput?: (job: JobRecord) => Promise<Record<string, unknown>>;
 }
 
 /** The attempt lost its lease to another node while it ran: nothing it did is recorded. */
@@ -231,9 +225,8 @@ export class JobQueue {
         if (full) throw full;
         this.diskWatch?.add(job.id);
       }
-      const input = this.options.prepareInput ? await this.options.prepareInput(job) : job.input;
       const outcome = await pool.run(
-        { jobId: job.id, analytic: job.analytic, input },
+        { jobId: job.id, analytic: job.analytic, input: job.input },
         {
           timeoutMs: analytic.timeoutMs(analytic.parseInput(job.input), this.options.config),
           onProgress: (m) => void store.setMessage(claim, m).catch((err) => logger.warn({ err: (err as Error).message }, 'cannot record the progress of the job')),

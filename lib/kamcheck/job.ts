@@ -1,17 +1,21 @@
-// The tamper check as a worker job: paths in, probability and causes out; or a camera's stream in
-// (lib/sources/stream-check.ts).
+// The tamper check as a worker job: paths in, probability and causes out.
 import type { AnalyticRunner } from '../jobs/analytic.js';
+import { AnalyticError } from '../errors.js';
 import type { KamcheckInput } from './analytic.js';
 import { runKamcheck } from './run.js';
-import type { RenewedReferenceReport } from '../cameras/check-outcome.js';
+import type { CheckReport } from '../cameras/check-outcome.js';
 
 export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progress) => {
-  if (input.stream) return (await import('../sources/stream-check.js')).runStreamCheck(input.stream, progress);
-  const { probability, causes, renewedReference } = await runKamcheck(
-    { videoPath: input.videoPath, imagePath: input.imagePath, refreshPath: input.refreshPath },
+  if (input.captureFailure) throw new AnalyticError(input.captureFailure.code, input.captureFailure.message);
+  const { probability, causes, renewedReference, learnedReference } = await runKamcheck(
+    { videoPath: input.videoPath, imagePath: input.imagePath, refreshPath: input.refreshPath, learnPath: input.learnPath, picturePath: input.picturePath },
     progress,
   );
-  // The camera's bookkeeping (lib/cameras/check-outcome.ts) records the renewed reference from this report.
-  const report: RenewedReferenceReport | undefined = renewedReference ? { renewedReference } : undefined;
-  return { message: `Tampering probability ${probability}%`, result: { probability, causes }, report: report as Record<string, unknown> | undefined };
+  // The camera's bookkeeping (lib/cameras/check-outcome.ts) records the new reference from this report.
+  const report: CheckReport = { ...(renewedReference ? { renewedReference } : {}), ...(learnedReference ? { learnedReference } : {}) };
+  return {
+    message: `Tampering probability ${probability}%`,
+    result: { probability, causes },
+    report: Object.keys(report).length > 0 ? (report as Record<string, unknown>) : undefined,
+  };
 };

@@ -3,28 +3,38 @@
 import { AnalyticError } from '../errors.js';
 import { analyseWorking, TamperCauses } from './analyse.js';
 import { readWorkingClip } from './clip.js';
+import { workingSize } from './cells.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
 import { loadReference } from './reference.js';
 import { quietestFrame, writeReference } from './refresh.js';
 
 export interface KamcheckRun {
   videoPath: string;
-  /** The reference picture; possibly a camera's stored reference shared by other jobs: only read. */
-  imagePath: string;
+  /** The reference picture; possibly a camera's stored reference shared by other jobs: only read. Absent when learned (`learnPath`). */
+  imagePath?: string;
   /** Where to write the clip's quietest frame (JPEG) when the probability is 0. */
   refreshPath?: string;
+  /** Without a reference: where to write the clip's quietest frame, which then is the reference. */
+  learnPath?: string;
+  /** Where to write the clip's last frame (JPEG): a camera's latest picture. */
+  picturePath?: string;
 }
+
+/** JPEG quality of a camera's latest picture: for the eye, not for measurement. */
+const PICTURE_JPEG_QUALITY = 90;
 
 export async function runKamcheck(
   input: KamcheckRun,
   progress: (message: string) => void,
-): Promise<{ probability: number; causes: TamperCauses; renewedReference: boolean }> {
+): Promise<{ probability: number; causes: TamperCauses; renewedReference: boolean; learnedReference: boolean }> {
   progress('Decoding');
-  const reference = loadReference(input.imagePath);
+  let reference = input.imagePath !== undefined ? loadReference(input.imagePath) : null;
+  if (!reference && input.learnPath === undefined) throw new Error('a tamper check needs a reference or a place to learn one');
   const clip = readWorkingClip(input.videoPath, {
     maxFrames: MAX_TAMPER_FRAMES,
-    keepFull: input.refreshPath !== undefined,
+    keepFull: input.refreshPath !== undefined || input.learnPath !== undefined || input.picturePath !== undefined,
     sizeFor: (width, height) => {
+      if (!reference) return workingSize(width, height);
       if (width !== reference.width || height !== reference.height) {
         throw new AnalyticError(
           'resolution_mismatch',
@@ -37,11 +47,18 @@ export async function runKamcheck(
   if (clip.frameCount > MAX_TAMPER_FRAMES) {
     throw new AnalyticError('too_many_frames', `the clip has more than ${MAX_TAMPER_FRAMES} frames`);
   }
+  const quietest = () => clip.full[quietestFrame(clip.working.map((w) => w.gray))];
+  const learnedReference = reference === null;
+  if (!reference) {
+    writeReference(input.learnPath!, quietest());
+    reference = loadReference(input.learnPath!);
+  }
   progress(`Analysing ${clip.frameCount} frames`);
   const result = analyseWorking(reference.working, clip.working, reference.size);
-  const renewedReference = input.refreshPath !== undefined && result.probability === 0;
-  if (renewedReference) writeReference(input.refreshPath!, clip.full[quietestFrame(clip.working.map((w) => w.gray))]);
+  const renewedReference = !learnedReference && input.refreshPath !== undefined && result.probability === 0;
+  if (renewedReference) writeReference(input.refreshPath!, quietest());
+  if (input.picturePath !== undefined) writeReference(input.picturePath, clip.full[clip.full.length - 1], PICTURE_JPEG_QUALITY);
   for (const frame of clip.full) frame.release();
   progress(`Tampering probability ${result.probability}%`);
-  return { ...result, renewedReference };
+  return { ...result, renewedReference, learnedReference };
 }

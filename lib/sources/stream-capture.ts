@@ -1,10 +1,12 @@
-// Reading up to 25 consecutive frames from a camera's stream: ffmpeg decodes (RTSP over TCP, or an
-// HTTP MJPEG/HLS/MP4 stream) and writes YUV4MPEG to a pipe, whose header gives the picture size;
-// frames arrive as I420 (yuv-frame.ts), without a file in between. Connecting and reading are
-// bounded: no frame within the timeout, or no whole clip within twice it, ends the attempt, and
-// ffmpeg is killed and waited for. Failures carry a reason an operator can act on.
+// Cutting a clip of up to 25 consecutive frames from a camera's stream, in the service process:
+// ffmpeg reads the stream (RTSP over TCP, or an HTTP MJPEG/HLS/MP4 stream) and copies its video
+// packets into an MP4 without decoding them. Stream copy starts at a key frame (ffmpeg drops the
+// frames before the first one), so the clip decodes on its own; the worker then decodes and
+// checks it exactly as an uploaded clip. A capture costs the service little CPU and waits on the
+// camera, not on a worker. Connecting and reading are bounded: no packet within the timeout, or
+// no whole clip within twice it, fails the attempt; ffmpeg is killed and waited for.
 import { spawn } from 'node:child_process';
-import { YuvFrame } from '../video/yuv-frame.js';
+import fs from 'node:fs/promises';
 import { redactSourceUrl, redactText } from './redact.js';
 import { SourceFailure } from './source-failure.js';
 
@@ -13,95 +15,65 @@ const PROTOCOLS = 'rtsp,rtsps,rtp,srtp,udp,tcp,tls,http,https,httpproxy,crypto';
 
 export interface CaptureOptions {
   url: string;
+  /** Where the clip goes (an MP4); removed when the capture fails. */
+  file: string;
   maxFrames: number;
-  /** No frame within this (connecting included) fails the attempt; the whole clip may take twice it. */
+  /** No data within this (connecting included) fails the attempt; the whole clip may take twice it. */
   timeoutMs: number;
-  /** Each frame as it arrives (numbered from 0); the frame's bytes are its own. */
-  onFrame: (frame: YuvFrame, index: number) => void;
 }
 
-export interface Capture {
-  frames: number;
-  width: number;
-  height: number;
-  /** When the first frame arrived, ms. */
-  at: number;
-}
-
-/** Frames fewer than this after the time is up are no clip (the frozen-feed check needs several). */
-const MIN_FRAMES = 2;
-
-export function ffmpegCaptureArgs(url: string, maxFrames: number, timeoutMs: number): string[] {
-  const scheme = url.slice(0, url.indexOf(':')).toLowerCase();
-  const micros = String(timeoutMs * 1000);
+export function ffmpegCaptureArgs(o: CaptureOptions): string[] {
+  const scheme = o.url.slice(0, o.url.indexOf(':')).toLowerCase();
+  const micros = String(o.timeoutMs * 1000);
   const input = scheme.startsWith('rtsp') ? ['-rtsp_transport', 'tcp', '-timeout', micros] : ['-rw_timeout', micros];
   return [
-    '-nostdin', '-hide_banner', '-loglevel', 'error',
+    '-nostdin', '-hide_banner', '-loglevel', 'error', '-y',
     '-protocol_whitelist', PROTOCOLS,
     ...input,
-    '-i', url,
+    '-i', o.url,
     '-map', '0:v:0', '-an', '-sn', '-dn',
-    '-frames:v', String(maxFrames),
-    '-vsync', 'passthrough',
-    '-pix_fmt', 'yuv420p', '-f', 'yuv4mpegpipe', 'pipe:1',
+    '-c', 'copy',
+    '-frames:v', String(o.maxFrames),
+    '-f', 'mp4', o.file,
   ];
 }
 
-export function captureStream(o: CaptureOptions): Promise<Capture> {
-  const child = spawn('ffmpeg', ffmpegCaptureArgs(o.url, o.maxFrames, o.timeoutMs), { stdio: ['ignore', 'pipe', 'pipe'] });
-  const parser = new Y4mParser();
+/** Captures a clip into `o.file`; resolves with when the capture started (ms), or throws a SourceFailure. */
+export function captureClip(o: CaptureOptions): Promise<{ startedAt: number }> {
+  const startedAt = Date.now();
+  const child = spawn('ffmpeg', ffmpegCaptureArgs(o), { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
-  let frames = 0;
-  let at = 0;
   let timedOut = false;
-  let failure: Error | null = null;
-
-  return new Promise<Capture>((resolve, reject) => {
-    const stop = () => {
+  let spawnError: Error | null = null;
+  return new Promise((resolve, reject) => {
+    const kill = () => {
+      timedOut = true;
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     };
-    let idle = setTimeout(onTimeout, o.timeoutMs);
-    const whole = setTimeout(onTimeout, 2 * o.timeoutMs);
-    function onTimeout() {
-      timedOut = true;
-      stop();
-    }
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (failure) return;
-      try {
-        for (const frame of parser.push(chunk)) {
-          if (frames === 0) at = Date.now();
-          o.onFrame(frame, frames++);
-          clearTimeout(idle);
-          idle = setTimeout(onTimeout, o.timeoutMs);
-        }
-      } catch (err) {
-        failure = err as Error;
-        stop();
-      }
-    });
+    // ffmpeg's own socket timeout covers a silent connection; this covers a stream that trickles.
+    const whole = setTimeout(kill, 2 * o.timeoutMs);
     child.stderr.on('data', (chunk: Buffer) => {
       if (stderr.length < 8192) stderr += chunk.toString('utf8');
     });
-    child.on('error', (err) => {
-      failure ??= new Error(`ffmpeg cannot be started: ${err.message}`);
-    });
-    child.on('close', (code) => {
-      clearTimeout(idle);
+    child.on('error', (err) => (spawnError = err));
+    child.on('close', async (code) => {
       clearTimeout(whole);
-      if (failure) return reject(failure);
-      const header = parser.header;
-      if (header && frames >= MIN_FRAMES && (code === 0 || timedOut)) return resolve({ frames, width: header.width, height: header.height, at });
-      if (header && frames > 0 && code === 0) return resolve({ frames, width: header.width, height: header.height, at });
-      reject(classify(o.url, stderr, timedOut, frames));
+      const size = await fs.stat(o.file).then((s) => s.size, () => 0);
+      if (code === 0 && !timedOut && size > 0) return resolve({ startedAt });
+      await fs.rm(o.file, { force: true });
+      if (spawnError) return reject(new Error(`ffmpeg cannot be started: ${(spawnError as Error).message}`));
+      reject(classify(o.url, stderr, timedOut || code === null, code === 0));
     });
   });
 }
 
 /** A failed attempt as a reason, from what ffmpeg said (the URL's password never reaches the message). */
-export function classify(url: string, stderr: string, timedOut: boolean, frames: number): SourceFailure {
+export function classify(url: string, stderr: string, timedOut: boolean, emptyClip = false): SourceFailure {
   const where = redactSourceUrl(url);
-  const said = redactText(stderr).split('\n').map((l) => l.trim()).filter(Boolean);
+  const said = redactText(stderr)
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   // ffmpeg names the URL before its complaint: the message names it once already.
   const last = said.length > 0 ? said[said.length - 1].replace(url, where).replace(`${where}: `, '') : '';
   const detail = last ? `: ${last.slice(0, 300)}` : '';
@@ -112,63 +84,9 @@ export function classify(url: string, stderr: string, timedOut: boolean, frames:
   if (/name or service not known|failed to resolve|no route to host|network is unreachable|host is unreachable|temporary failure in name resolution/.test(text)) {
     return new SourceFailure('unreachable', `the host of ${where} cannot be reached${detail}`);
   }
-  if (timedOut || /timed out|timeout/.test(text)) {
-    return new SourceFailure('timeout', frames > 0 ? `the stream ${where} stopped after ${frames} frame(s)` : `the stream ${where} gave no picture in time`);
-  }
-  if (/matches no streams|does not contain any stream|no video|could not find codec parameters/.test(text) || (frames === 0 && said.length === 0)) {
+  if (timedOut || /timed out|timeout/.test(text)) return new SourceFailure('timeout', `the stream ${where} gave no clip in time`);
+  if (emptyClip || /matches no streams|does not contain any stream|no video|could not find codec parameters/.test(text) || said.length === 0) {
     return new SourceFailure('no_video_stream', `the stream ${where} has no video${detail}`);
   }
   return new SourceFailure('stream_error', `the stream ${where} cannot be read${detail}`);
-}
-
-/**
- * YUV4MPEG2 as ffmpeg writes it: one header line (`YUV4MPEG2 W768 H576 F25:1 ... C420jpeg`), then
- * per frame a `FRAME` line and the three planes.
- */
-export class Y4mParser {
-  header: { width: number; height: number } | null = null;
-  private chunks: Buffer[] = [];
-  private length = 0;
-  /** Bytes needed before the next look: chunks are joined once per frame, not once per chunk. */
-  private need = 1;
-
-  push(chunk: Buffer): YuvFrame[] {
-    this.chunks.push(chunk);
-    this.length += chunk.length;
-    const out: YuvFrame[] = [];
-    while (this.length >= this.need) {
-      const buf = this.chunks.length === 1 ? this.chunks[0] : Buffer.concat(this.chunks, this.length);
-      this.chunks = [buf];
-      const eol = buf.indexOf(0x0a);
-      if (eol < 0) {
-        if (buf.length > 4096) throw new Error('ffmpeg wrote no YUV4MPEG line');
-        this.need = buf.length + 1;
-        break;
-      }
-      const line = buf.subarray(0, eol).toString('latin1');
-      let end = eol + 1;
-      if (!this.header) {
-        const w = /\bW(\d+)/.exec(line);
-        const h = /\bH(\d+)/.exec(line);
-        const c = /\bC(\S+)/.exec(line);
-        if (!line.startsWith('YUV4MPEG2') || !w || !h) throw new Error(`ffmpeg wrote no YUV4MPEG header: ${line.slice(0, 80)}`);
-        if (c && !c[1].startsWith('420')) throw new Error(`ffmpeg wrote ${c[1]} frames, not 4:2:0`);
-        this.header = { width: Number(w[1]), height: Number(h[1]) };
-      } else {
-        if (!line.startsWith('FRAME')) throw new Error(`unexpected YUV4MPEG data: ${line.slice(0, 40)}`);
-        end += YuvFrame.bytes(this.header.width, this.header.height);
-        if (buf.length < end) {
-          this.need = end;
-          break;
-        }
-        // A copy: the frame outlives the chunk it came in.
-        out.push(new YuvFrame(Buffer.from(buf.subarray(eol + 1, end)), this.header.width, this.header.height));
-      }
-      const rest = buf.subarray(end);
-      this.chunks = [rest];
-      this.length = rest.length;
-      this.need = 1;
-    }
-    return out;
-  }
 }
