@@ -123,8 +123,34 @@ describe('kamcheck reference refresh', function () {
       const r = await runKamcheck({ videoPath: clip, imagePath: quiet25.background }, () => undefined);
       const decoded = readVideoFrames(clip);
       expect(decoded.frames).to.have.length(25);
-      const { renewedReference: _renewed, ...analysis } = r;
+      const { renewedReference: _renewed, learnedReference: _learned, ...analysis } = r;
       expect(analysis, clip).to.deep.equal(analyseTamper(decoded.frames, readImage(quiet25.background)));
+    }
+  });
+});
+
+describe('kamcheck learning a reference', () => {
+  it('without a reference, writes the clip\'s quietest frame, checks the clip against it, and leaves the last frame as the picture', async () => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-learn-'));
+    try {
+      const quiet9 = makeQuietClip(path.join(tmp, 'q9'), { count: 9, quiet: 5 });
+      const learnPath = path.join(tmp, 'learned', 'reference.jpg');
+      const picturePath = path.join(tmp, 'captures', 'last.jpg');
+      const r = await runKamcheck({ videoPath: quiet9.clip, learnPath, picturePath, refreshPath: path.join(tmp, 'never.jpg') }, () => undefined);
+      expect(r).to.include({ learnedReference: true, renewedReference: false });
+      expect(r.probability).to.be.below(50);
+      const decoded = readVideoFrames(quiet9.clip);
+      const learned = readImage(learnPath);
+      expect([learned.cols, learned.rows]).to.deep.equal([decoded.frames[0].cols, decoded.frames[0].rows]);
+      // The same check against the learned picture as an upload of it gives the same answer.
+      const again = await runKamcheck({ videoPath: quiet9.clip, imagePath: learnPath }, () => undefined);
+      expect(again.probability).to.equal(r.probability);
+      const picture = readImage(picturePath);
+      const last = decoded.frames[decoded.frames.length - 1];
+      expect(picture.absdiff(last).mean().w + picture.absdiff(last).mean().x + picture.absdiff(last).mean().y).to.be.below(6);
+      expect(fs.existsSync(path.join(tmp, 'never.jpg')), 'a learned reference is not renewed by the same check').to.equal(false);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
     }
   });
 });
@@ -140,5 +166,14 @@ describe('kamcheck job input', () => {
   it('refuses a refreshPath that is not a path', () => {
     expect(() => kamcheckAnalytic.parseInput({ ...base, refreshPath: 7 })).to.throw(InvalidJobInputError);
     expect(() => kamcheckAnalytic.parseInput({ ...base, refreshPath: '' })).to.throw(InvalidJobInputError);
+  });
+
+  it('reads a stream check that learns its reference, and one whose capture failed; refuses a check with neither reference nor place to learn one', () => {
+    const { imagePath: _image, ...noImage } = base;
+    expect(kamcheckAnalytic.parseInput({ ...noImage, learnPath: '/l.jpg', picturePath: '/p.jpg' })).to.deep.equal({ ...noImage, learnPath: '/l.jpg', picturePath: '/p.jpg' });
+    const failure = { code: 'source_timeout', message: 'the stream gave no clip in time' };
+    expect(kamcheckAnalytic.parseInput({ captureFailure: failure })).to.deep.equal({ captureFailure: failure });
+    expect(() => kamcheckAnalytic.parseInput(noImage)).to.throw(InvalidJobInputError);
+    expect(() => kamcheckAnalytic.parseInput({ captureFailure: { code: 7 } })).to.throw(InvalidJobInputError);
   });
 });
