@@ -81,6 +81,9 @@ describeBackends('cameras', function (backend) {
     expect(picture.body.equals(fs.readFileSync(media.referenceNear))).to.equal(true);
     const forged = ref.image.replace(/sig=([0-9a-f])/, (_: string, c: string) => `sig=${c === '0' ? '1' : '0'}`);
     expect((await fetchChecked(forged)).status).to.equal(401);
+    // The camera's reference of the moment (its only one here), in the list too: one link for the hour, so browsers cache it.
+    expect(cam.reference_image).to.equal(ref.image);
+    expect((await api(`${svc.url}/cameras`)).body.cameras[0].reference_image).to.equal(ref.image);
 
     for (const minute of ['05', '15', '25', '35']) {
       expect((await putReference('gate-1', media.reference, `2026-11-24T22:${minute}:00Z`)).status).to.equal(200);
@@ -230,7 +233,7 @@ describeBackends('cameras', function (backend) {
       expect(cam.checks.map((c: any) => c.state)).to.deep.equal(steps.map(([, s]) => s).reverse());
       const listed = (await api(`${svc.url}/cameras`)).body.cameras;
       expect(listed).to.deep.equal([
-        { camera: 'hall-4', state: 'ok', state_since: cam.state_since, last_check: cam.last_check, reference_count: cam.reference_count },
+        { camera: 'hall-4', state: 'ok', state_since: cam.state_since, last_check: cam.last_check, reference_count: cam.reference_count, reference_image: cam.reference_image },
       ]);
 
       // Both receivers get a job.completed per check and the two changes of state, signed, in order.

@@ -231,6 +231,26 @@ export async function cameraReferences(db: Database, camera: string): Promise<Re
   return rows.map(referenceFromRow);
 }
 
+/** Every camera's references, by camera: by slot, newest first within a slot (the camera list). */
+export async function referencesByCamera(db: Database): Promise<Map<string, ReferenceRecord[]>> {
+  const rows = await db.sql.all<ReferenceRow>('SELECT * FROM camera_references ORDER BY camera, slot, seq DESC');
+  const byCamera = new Map<string, ReferenceRecord[]>();
+  for (const r of rows.map(referenceFromRow)) byCamera.set(r.camera, [...(byCamera.get(r.camera) ?? []), r]);
+  return byCamera;
+}
+
+/**
+ * The reference a check at this time of day uses when the clip is of any size: of the newest
+ * reference of each slot, the one nearest in time of day (chooseReference, without the size).
+ */
+export function currentReference(refs: ReferenceRecord[], minuteOfDay: number): ReferenceRecord | null {
+  const newestPerSlot = new Map<number, ReferenceRecord>();
+  for (const r of refs) if (!newestPerSlot.has(r.slot)) newestPerSlot.set(r.slot, r); // newest first within a slot
+  const candidates = [...newestPerSlot.values()];
+  candidates.sort((a, b) => timeOfDayDistance(a.minuteOfDay, minuteOfDay) - timeOfDayDistance(b.minuteOfDay, minuteOfDay) || b.createdAt - a.createdAt);
+  return candidates[0] ?? null;
+}
+
 export async function getReference(db: Database, camera: string, id: string): Promise<ReferenceRecord | null> {
   const row = await db.sql.get<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? AND id = ?', camera, id);
   return row ? referenceFromRow(row) : null;

@@ -1,4 +1,5 @@
-// /cameras: what the appliance keeps about each camera a VMS checks. GET /cameras lists them,
+// /cameras: what the appliance keeps about each camera a VMS checks. GET /cameras lists them
+// (each with a signed link to the picture of the reference a check now would use),
 // GET /cameras/<camera> shows one (state, references per slot with signed image links, its last
 // checks), PUT /cameras/<camera>/reference sets a reference by hand, DELETE forgets a camera.
 import fs from 'node:fs';
@@ -8,14 +9,27 @@ import { missingFile, notFound } from '../http/errors.js';
 import { singleFile, type Upload } from '../http/upload.js';
 import type { ServiceDeps } from '../http/app.js';
 import { probeUpload } from '../http/probe-upload.js';
-import { cameraChecks, cameraReferences, deleteCamera, getCamera, getReference, listCameras } from './camera-store.js';
+import {
+  cameraChecks,
+  cameraReferences,
+  currentReference,
+  deleteCamera,
+  getCamera,
+  getReference,
+  listCameras,
+  referencesByCamera,
+  type ReferenceRecord,
+} from './camera-store.js';
 import { checkCameraId, readCapturedAt } from './fields.js';
 import { presentCameraDetail, presentCameraSummary } from './present.js';
 import { referencePath, storeUploadedReference } from './reference-upload.js';
+import { minuteOfDay } from './time-of-day.js';
 
 export const CAMERAS_PATH = '/cameras';
-/** How long a reference's image link opens without the Basic header. */
+/** How long a reference's image link opens without the Basic header (at least). */
 export const REFERENCE_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+/** Link expiries are rounded up to the hour: a picture's link stays the same for an hour, so browsers cache it. */
+const LINK_EXPIRY_STEP_S = 3600;
 
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
 
@@ -29,7 +43,13 @@ export const referenceLinkSubject = (referenceId: string) => `reference:${refere
 
 export function cameraRoutes(router: Router, deps: ServiceDeps): void {
   router.get(CAMERAS_PATH, async (ctx: Context) => {
-    ctx.body = { status: 'success', cameras: (await listCameras(deps.store.db)).map(presentCameraSummary) };
+    const [cameras, references] = await Promise.all([listCameras(deps.store.db), referencesByCamera(deps.store.db)]);
+    const now = minuteOfDay(Date.now());
+    const link = referenceImageLink(deps, ctx);
+    ctx.body = {
+      status: 'success',
+      cameras: cameras.map((c) => ({ ...presentCameraSummary(c), reference_image: link(currentReference(references.get(c.id) ?? [], now)) })),
+    };
   });
 
   router.get(`${CAMERAS_PATH}/:camera`, async (ctx: Context) => {
@@ -73,10 +93,19 @@ async function cameraDetail(deps: ServiceDeps, ctx: Context, camera: string): Pr
   const record = await getCamera(deps.store.db, camera);
   if (!record) throw notFound(`no camera ${camera}`);
   const [references, checks] = await Promise.all([cameraReferences(deps.store.db, camera), cameraChecks(deps.store.db, camera)]);
+  const link = referenceImageLink(deps, ctx);
+  return {
+    ...presentCameraDetail(record, references, checks, deps.config.referenceSlotMinutes, (r) => link(r)!),
+    reference_image: link(currentReference(references, minuteOfDay(Date.now()))),
+  };
+}
+
+/**
+ * Signed absolute links to reference pictures (null for none), open without the Basic header for
+ * at least REFERENCE_LINK_TTL_MS.
+ */
+function referenceImageLink(deps: ServiceDeps, ctx: Context): (r: ReferenceRecord | null) => string | null {
   const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
-  const expires = Math.floor((Date.now() + REFERENCE_LINK_TTL_MS) / 1000);
-  return presentCameraDetail(record, references, checks, deps.config.referenceSlotMinutes, (r) => {
-    const sig = deps.links.sign(referenceLinkSubject(r.id), expires);
-    return `${base}${referenceImagePath(camera, r.id)}?expires=${expires}&sig=${sig}`;
-  });
+  const expires = Math.ceil((Date.now() + REFERENCE_LINK_TTL_MS) / 1000 / LINK_EXPIRY_STEP_S) * LINK_EXPIRY_STEP_S;
+  return (r) => r && `${base}${referenceImagePath(r.camera, r.id)}?expires=${expires}&sig=${deps.links.sign(referenceLinkSubject(r.id), expires)}`;
 }
