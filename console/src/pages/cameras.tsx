@@ -8,6 +8,7 @@ import { Empty, ErrorNotice, Loading } from '../components/notice.js';
 import { Picture } from '../components/picture.js';
 import { StateBadge, stateLabel } from '../components/state.js';
 import { ago, percent, when } from '../format.js';
+import { takeFlash } from '../flash.js';
 import { causesOf, loadCauses } from '../last-checks.js';
 import { usePoll } from '../poll.js';
 import { href } from '../route.js';
@@ -26,6 +27,7 @@ async function readCameras(): Promise<CameraSummary[]> {
 export function CamerasPage() {
   const polled = usePoll(readCameras, CAMERAS_POLL_MS, 'cameras');
   const [filter, setFilter] = useState<CameraState | 'all'>('all');
+  const [flash] = useState(takeFlash);
   const cameras = polled.data;
   const counts = Object.fromEntries(STATES.map((s) => [s, cameras?.filter((c) => c.state === s).length ?? 0])) as Record<CameraState, number>;
   const shown = cameras?.filter((c) => filter === 'all' || c.state === filter) ?? [];
@@ -36,6 +38,11 @@ export function CamerasPage() {
         <h1>Cameras</h1>
         <LiveStatus updatedAt={polled.updatedAt} failing={polled.error !== null} />
       </header>
+      {flash && (
+        <div class="notice notice-ok" role="status">
+          {flash}
+        </div>
+      )}
       {polled.error && <ErrorNotice error={polled.error} title={cameras ? 'Not updated:' : 'Cannot load the cameras:'} />}
       {!cameras && !polled.error && <Loading what="cameras" />}
       {cameras && cameras.length === 0 && (
