@@ -232,6 +232,7 @@ describe('operator console in a real browser', function () {
     expect(await page.getByRole('link', { name: 'Overlay video (MP4)' }).getAttribute('href')).to.equal(task.results_video);
     const thumbs = await page.getByRole('link', { name: 'Thumbnail file' }).evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
     expect(thumbs).to.deep.equal(task.sightings.map((s: { thumbnail: string }) => s.thumbnail));
+    await page.waitForFunction(() => { const v = document.querySelector('video.overlay-video') as HTMLVideoElement; return !v.seeking && v.readyState >= 2; });
     const xml = await fetch(task.results_xml);
     expect(xml.status).to.equal(200);
     expect((await xml.text()).slice(0, 5)).to.equal('<?xml');

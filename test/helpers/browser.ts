@@ -66,6 +66,7 @@ export async function screenshots(page: Page, name: string, sizes = [DESKTOP, TA
   fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
   for (const size of sizes) {
     await page.setViewportSize(size);
+    await page.evaluate(() => window.scrollTo(0, 0)); // the sticky top bar where an operator sees it
     await page.waitForTimeout(150); // layout settles
     await page.screenshot({ path: path.join(ARTIFACTS_DIR, `${name}-${size.width}x${size.height}.png`), fullPage: true });
   }

@@ -16,6 +16,10 @@ import { SourceSettings } from './camera-source.js';
 import { LiveStatus } from './cameras.js';
 
 const CAMERA_POLL_MS = 5000;
+/** State changes beside the pictures: the newest; the chart shows the rest. */
+const SHOWN_CHANGES = 6;
+/** Rows of the checks table beside the actions. */
+const SHOWN_CHECKS = 12;
 
 interface CameraView {
   camera: CameraDetail;
@@ -90,6 +94,31 @@ export function CameraPage({ id }: { id: string }) {
                   </span>
                 )}
               </p>
+              <p class="muted">
+                {c.reference_count} reference{c.reference_count === 1 ? '' : 's'} in {c.references.length} time-of-day slot{c.references.length === 1 ? '' : 's'} ·{' '}
+                {c.checks.length} check{c.checks.length === 1 ? '' : 's'} on record
+              </p>
+              <section class="changes-box" aria-labelledby="changes-title">
+                <h2 id="changes-title">State changes</h2>
+                {view.changes.length === 0 ? (
+                  <p class="muted">No change of state {c.source === undefined ? 'in the last checks' : 'on record'}.</p>
+                ) : (
+                  <ol class="changes">
+                    {view.changes.slice(0, SHOWN_CHANGES).map((s) => (
+                      <li key={`${s.at}-${s.to}`}>
+                        {s.from && <StateBadge state={s.from} />} → <StateBadge state={s.to} /> <span>{when(s.at)}</span>
+                        {s.job_id && (
+                          <>
+                            {' '}
+                            · <a href={href.kamcheck(s.job_id)}>check</a>
+                          </>
+                        )}
+                        {s.reason && <span class="muted"> · {s.reason}</span>}
+                      </li>
+                    ))}
+                  </ol>
+                )}
+              </section>
             </div>
             <div class={c.source ? 'pictures two' : 'pictures'}>
               <Picture src={c.reference_image} alt={`Reference picture of ${c.camera} in use now`} caption="Reference in use now" href={c.reference_image ?? undefined} />
@@ -110,25 +139,37 @@ export function CameraPage({ id }: { id: string }) {
           </section>
 
           <div class="two-columns">
-            <section class="card" aria-labelledby="changes-title">
-              <h2 id="changes-title">State changes</h2>
-              {view.changes.length === 0 ? (
-                <p class="muted">No change of state {c.source === undefined ? 'in the last checks' : 'on record'}.</p>
+            <section class="card" aria-labelledby="checks-title">
+              <h2 id="checks-title">Last checks</h2>
+              {c.checks.length === 0 ? (
+                <p class="muted">None yet.</p>
               ) : (
-                <ol class="changes">
-                  {view.changes.map((s) => (
-                    <li key={`${s.at}-${s.to}`}>
-                      {s.from && <StateBadge state={s.from} />} → <StateBadge state={s.to} /> <span>{when(s.at)}</span>
-                      {s.job_id && (
-                        <>
-                          {' '}
-                          · <a href={href.kamcheck(s.job_id)}>check</a>
-                        </>
-                      )}
-                      {s.reason && <span class="muted"> · {s.reason}</span>}
-                    </li>
-                  ))}
-                </ol>
+                <div class="table-wrap">
+                  <table>
+                    <thead>
+                      <tr>
+                        <th scope="col">Finished</th>
+                        <th scope="col">Captured</th>
+                        <th scope="col">Probability</th>
+                        <th scope="col">State after</th>
+                      </tr>
+                    </thead>
+                    <tbody>
+                      {c.checks.slice(0, SHOWN_CHECKS).map((k) => (
+                        <tr key={k.job_id}>
+                          <td>
+                            <a href={href.kamcheck(k.job_id)}>{when(k.finish_time)}</a>
+                          </td>
+                          <td>{when(k.captured_at)}</td>
+                          <td>{k.success ? percent(k.probability) : <span class="failed-text">failed</span>}</td>
+                          <td>
+                            <StateBadge state={k.state} />
+                          </td>
+                        </tr>
+                      ))}
+                    </tbody>
+                  </table>
+                </div>
               )}
             </section>
             <Actions camera={c} onChanged={polled.reload} onDeleted={deleted} />
@@ -159,39 +200,6 @@ export function CameraPage({ id }: { id: string }) {
             </div>
           </section>
 
-          <section class="card" aria-labelledby="checks-title">
-            <h2 id="checks-title">Last checks</h2>
-            {c.checks.length === 0 ? (
-              <p class="muted">None yet.</p>
-            ) : (
-              <div class="table-wrap">
-                <table>
-                  <thead>
-                    <tr>
-                      <th scope="col">Finished</th>
-                      <th scope="col">Captured</th>
-                      <th scope="col">Probability</th>
-                      <th scope="col">State after</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {c.checks.slice(0, 20).map((k) => (
-                      <tr key={k.job_id}>
-                        <td>
-                          <a href={href.kamcheck(k.job_id)}>{when(k.finish_time)}</a>
-                        </td>
-                        <td>{when(k.captured_at)}</td>
-                        <td>{k.success ? percent(k.probability) : <span class="failed-text">failed</span>}</td>
-                        <td>
-                          <StateBadge state={k.state} />
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
-            )}
-          </section>
         </>
       )}
     </main>

@@ -134,6 +134,7 @@ export function FaceLogReview({ task: t }: { task: FaceLogTask }) {
           )}
         </p>
       </section>
+      <div class="review-side">
       <section class="card" aria-labelledby="facts-title">
         <h2 id="facts-title" class="visually-hidden">
           About this face log
@@ -195,6 +196,7 @@ export function FaceLogReview({ task: t }: { task: FaceLogTask }) {
           </ol>
         )}
       </section>
+      </div>
     </div>
   );
 }
