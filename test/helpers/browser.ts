@@ -78,3 +78,12 @@ export async function brokenImages(page: Page): Promise<string[]> {
   await page.waitForFunction(() => [...document.images].every((i) => i.complete), undefined, { timeout: 15_000 });
   return page.evaluate(() => [...document.images].filter((i) => i.naturalWidth === 0).map((i) => i.currentSrc || i.src));
 }
+
+/** Signs the page in through the console's form. */
+export async function signIn(page: Page, url: string, user: string, password: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.getByLabel('User name').fill(user);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Cameras' }).waitFor();
+}
