@@ -6,6 +6,7 @@ import { expect } from 'chai';
 import { api, AUTH, PASSWORD, removeTempDir, startTestService, tempDataDir, type TestService, USER } from '../testkit/service.js';
 import { httpRequest, rawRequest } from './helpers/raw-http.js';
 import { selfSigned } from './helpers/self-signed.js';
+import { describeBackends } from './helpers/backends.js';
 
 const json = (body: unknown) => ({ 'content-type': 'application/json' as const, body: JSON.stringify(body) });
 
@@ -17,7 +18,7 @@ async function signIn(url: string, user = USER, password = PASSWORD) {
 /** The cookie pair (`name=value`) of a Set-Cookie header. */
 const cookiePair = (setCookie: string | null) => (setCookie ?? '').split(';')[0];
 
-describe('console sessions', function () {
+describeBackends('console sessions', function (backend) {
   let svc: TestService | undefined;
   let dataDir: string | undefined;
   afterEach(async () => {
@@ -28,7 +29,7 @@ describe('console sessions', function () {
   });
 
   it('signs in with the credentials: an HttpOnly, SameSite=Strict cookie for 12 h; wrong ones get a Session challenge, never Basic', async () => {
-    svc = await startTestService();
+    svc = await startTestService(await backend.env());
     const none = await api(`${svc.url}/session`, { auth: null });
     expect(none.status).to.equal(200);
     expect(none.body).to.deep.equal({ status: 'success', session: null });
@@ -67,7 +68,7 @@ describe('console sessions', function () {
   });
 
   it('the cookie stands in for Basic on the API; a request that changes something needs X-CSRF-Token; signing out ends it', async () => {
-    svc = await startTestService();
+    svc = await startTestService(await backend.env());
     const ok = await signIn(svc.url);
     const cookie = cookiePair(ok.headers.get('set-cookie'));
     const csrf = ok.body.session.csrf_token as string;
@@ -110,13 +111,14 @@ describe('console sessions', function () {
 
   it('a session outlives a restart, and ends when its user\'s password changes', async () => {
     dataDir = tempDataDir();
-    svc = await startTestService({}, dataDir);
+    const env = await backend.env(); // one database for the three starts
+    svc = await startTestService(env, dataDir);
     const cookie = cookiePair((await signIn(svc.url)).headers.get('set-cookie'));
     await svc.stop();
-    svc = await startTestService({}, dataDir);
+    svc = await startTestService(env, dataDir);
     expect((await api(`${svc.url}/kamcheck`, { auth: null, headers: { cookie } })).status).to.equal(200);
     await svc.stop();
-    svc = await startTestService({ AUTH_CREDENTIALS: `${USER}:a new password` }, dataDir);
+    svc = await startTestService({ ...env, AUTH_CREDENTIALS: `${USER}:a new password` }, dataDir);
     const ended = await api(`${svc.url}/kamcheck`, { auth: null, headers: { cookie } });
     expect(ended.status).to.equal(401);
     expect(ended.headers.get('www-authenticate')).to.match(/^Session realm="/);
@@ -125,7 +127,7 @@ describe('console sessions', function () {
   it('under TLS the cookie is Secure and __Host- prefixed', async () => {
     dataDir = tempDataDir();
     const pair = selfSigned(dataDir);
-    svc = await startTestService({ TLS_CERT: pair.cert, TLS_KEY: pair.key });
+    svc = await startTestService({ ...(await backend.env()), TLS_CERT: pair.cert, TLS_KEY: pair.key });
     const body = Buffer.from(JSON.stringify({ user: USER, password: PASSWORD }));
     const host = new URL(svc.url).host;
     const res = await rawRequest(svc.url, httpRequest('POST', '/session', [['Host', host], ['Content-Type', 'application/json'], ['Content-Length', body.length], ['Connection', 'close']], body));
