@@ -50,11 +50,13 @@ describe('operator console: cameras with stream sources', function () {
         ? {
             ...c,
             state: 'offline',
-            source: { url: 'rtsp://viewer:***@192.0.2.13/stream1', check_interval_s: 60, enabled: true, next_check_at: next, last_capture: { at, outcome: 'failed', reason: 'connection refused', image: null }, offline_reason: 'The stream cannot be read: connection refused' },
+            offline_reason: 'connection_refused',
+            source: { url: 'rtsp://viewer:***@192.0.2.13/stream1', check_interval_s: 60, enabled: true, next_check_at: next, last_capture: { at, outcome: 'failed', reason: 'connection_refused', image: null }, picture: null, offline_reason: 'connection_refused' },
           }
         : {
             ...c,
-            source: { url: 'rtsp://viewer:***@192.0.2.11/stream1', check_interval_s: 300, enabled: true, next_check_at: next, last_capture: { at, outcome: 'ok', reason: null, image: c.reference_image }, offline_reason: null },
+            offline_reason: null,
+            source: { url: 'rtsp://viewer:***@192.0.2.11/stream1', check_interval_s: 300, enabled: true, next_check_at: next, last_capture: { at, outcome: 'ok', reason: null, image: c.reference_image }, picture: { captured_at: at, width: 320, height: 240, image: c.reference_image }, offline_reason: null },
           };
     const rewrite = async (route: Route) => {
       const res = await route.fetch();
@@ -76,7 +78,7 @@ describe('operator console: cameras with stream sources', function () {
       return route.fallback();
     });
     await page.route((u) => u.pathname.endsWith('/state_changes'), (route) =>
-      route.fulfill({ json: { status: 'success', state_changes: [{ from: 'ok', to: 'offline', at, job_id: null, reason: 'connection refused' }] } }),
+      route.fulfill({ json: { status: 'success', state_changes: [{ from: 'ok', to: 'offline', at, job_id: null, reason: 'connection_refused' }] } }),
     );
     await page.route((u) => /\/(check|reference\/from_capture)$/.test(u.pathname), async (route) => {
       sent.push({ method: route.request().method(), path: new URL(route.request().url()).pathname, body: null });
@@ -87,7 +89,7 @@ describe('operator console: cameras with stream sources', function () {
     await page.reload();
     const dock = page.locator('.camera-card[data-camera="dock-3"][data-state="offline"]');
     await dock.waitFor();
-    expect(await dock.innerText()).to.include('Offline').and.include('connection refused');
+    expect(await dock.innerText()).to.include('Offline').and.include('Stream: the camera refused the connection').and.include('Capture failed');
     expect(await page.locator('.chip[data-state="offline"]').innerText()).to.match(/Offline\s*1/);
     // Trouble first: the offline camera before the one that is ok.
     expect(await page.locator('.camera-card').first().getAttribute('data-camera')).to.equal('dock-3');
@@ -99,7 +101,7 @@ describe('operator console: cameras with stream sources', function () {
 
     await gate.locator('h2 a').click();
     await page.getByRole('heading', { name: 'Stream source' }).waitFor();
-    expect(await page.locator('.changes li').first().innerText()).to.match(/OK\s*→\s*Offline/).and.match(/connection refused/);
+    expect(await page.locator('.changes li').first().innerText()).to.match(/OK\s*→\s*Offline/).and.match(/the camera refused the connection/);
     expect(await page.getByLabel('Stream URL').inputValue()).to.equal('rtsp://viewer:***@192.0.2.11/stream1');
     await page.getByLabel('Check every (seconds)').fill('60');
     await page.getByLabel('Stream URL').fill('rtsp://viewer:secret@192.0.2.11/stream2');

@@ -42,6 +42,20 @@ export function frameRate(resolution: string | undefined): number {
   return Number.isFinite(fps) && fps > 0 ? fps : 25;
 }
 
+/** A stream failure's code (SourceFailureReason, or a check's error code) in words. */
+const REASONS: Record<string, string> = {
+  connection_refused: 'the camera refused the connection',
+  timeout: 'the stream did not answer in time',
+  authentication_failed: 'the camera refused the user name or password',
+  not_found: 'the camera has no stream at that URL',
+  unreachable: 'the camera cannot be reached',
+  no_video_stream: 'the stream carries no video',
+  stream_error: 'the stream could not be decoded',
+  source_removed: 'the stream source was removed',
+};
+
+export const reasonText = (code: string | null | undefined): string => (code ? (REASONS[code] ?? code.replace(/_/g, ' ')) : '');
+
 export function bytes(n: number): string {
   if (n < 1024) return `${n} B`;
   if (n < 1024 ** 2) return `${(n / 1024).toFixed(0)} KB`;

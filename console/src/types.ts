@@ -7,7 +7,9 @@ export type CameraState = 'ok' | 'tampered' | 'offline';
 export interface LastCapture {
   at: string;
   outcome: 'ok' | 'failed';
+  /** A failure's code (SourceFailureReason) or a failed check's error code. */
   reason: string | null;
+  job_id?: string;
   image: string | null;
 }
 
@@ -17,6 +19,8 @@ export interface CameraSource {
   enabled: boolean;
   next_check_at: string | null;
   last_capture: LastCapture | null;
+  /** The last frame of the last good capture (it stays when a later capture fails). */
+  picture?: { captured_at: string; width: number; height: number; image: string } | null;
   offline_reason: string | null;
 }
 
@@ -26,6 +30,8 @@ export interface CameraSummary {
   state_since: string;
   last_check: { job_id: string; probability: number | null; finish_time: string } | null;
   reference_count: number;
+  /** While offline: why the stream cannot be read (a SourceFailureReason). */
+  offline_reason?: string | null;
   reference_image?: string | null;
   source?: CameraSource | null;
 }

@@ -3,7 +3,7 @@
 import { useState } from 'preact/hooks';
 import { ApiError, apiPutJson } from '../api.js';
 import { ErrorNotice } from '../components/notice.js';
-import { when } from '../format.js';
+import { reasonText, when } from '../format.js';
 import type { CameraDetail } from '../types.js';
 
 /** The API's smallest interval (SPEC: check_interval_s >= 10). */
@@ -40,7 +40,7 @@ export function SourceSettings({ camera: c, onChanged }: { camera: CameraDetail;
       {source ? (
         <p class="muted">
           {source.enabled ? `Checked every ${source.check_interval_s} s; next check ${when(source.next_check_at)}.` : 'Checks are paused.'}
-          {source.last_capture?.outcome === 'failed' && source.last_capture.reason && ` Last capture failed: ${source.last_capture.reason}`}
+          {source.last_capture?.outcome === 'failed' && source.last_capture.reason && ` Last capture failed: ${reasonText(source.last_capture.reason)}.`}
         </p>
       ) : (
         <p class="muted">The appliance does not capture this camera itself: the VMS sends its clips.</p>

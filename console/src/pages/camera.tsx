@@ -5,9 +5,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiDelete, apiGet, apiPost, upload } from '../api.js';
 import { ProbabilityChart } from '../components/chart.js';
 import { ErrorNotice, Loading, UploadProgress } from '../components/notice.js';
+import { LastCapturePicture, offlineReason } from '../components/capture.js';
 import { Picture } from '../components/picture.js';
 import { StateBadge, stateLabel } from '../components/state.js';
-import { ago, percent, when } from '../format.js';
+import { ago, percent, reasonText, when } from '../format.js';
 import { setFlash } from '../flash.js';
 import { usePoll } from '../poll.js';
 import { href } from '../route.js';
@@ -76,7 +77,7 @@ export function CameraPage({ id }: { id: string }) {
               <p class="big-line">
                 {stateLabel(c.state)} since {when(c.state_since)} <span class="muted">({ago(c.state_since)})</span>
               </p>
-              {c.source?.offline_reason && <p class="reason">{c.source.offline_reason}</p>}
+              {c.state === 'offline' && offlineReason(c) && <p class="reason">Stream: {reasonText(offlineReason(c))}</p>}
               <p>
                 Last check:{' '}
                 {c.last_check ? (
@@ -113,7 +114,7 @@ export function CameraPage({ id }: { id: string }) {
                             · <a href={href.kamcheck(s.job_id)}>check</a>
                           </>
                         )}
-                        {s.reason && <span class="muted"> · {s.reason}</span>}
+                        {s.reason && <span class="muted"> · {reasonText(s.reason)}</span>}
                       </li>
                     ))}
                   </ol>
@@ -122,14 +123,7 @@ export function CameraPage({ id }: { id: string }) {
             </div>
             <div class={c.source ? 'pictures two' : 'pictures'}>
               <Picture src={c.reference_image} alt={`Reference picture of ${c.camera} in use now`} caption="Reference in use now" href={c.reference_image ?? undefined} />
-              {c.source && (
-                <Picture
-                  src={c.source.last_capture?.image}
-                  alt={`Last capture of ${c.camera}`}
-                  caption={c.source.last_capture ? `Last capture ${when(c.source.last_capture.at)}` : 'No capture yet'}
-                  href={c.source.last_capture?.image ?? undefined}
-                />
-              )}
+              {c.source && <LastCapturePicture camera={c.camera} source={c.source} link />}
             </div>
           </section>
 
@@ -277,8 +271,8 @@ function Actions({ camera: c, onChanged, onDeleted }: { camera: CameraDetail; on
             </button>
             <button
               type="button"
-              disabled={busy || !c.source.last_capture || c.source.last_capture.outcome !== 'ok'}
-              title={c.source.last_capture?.outcome === 'ok' ? undefined : 'Needs a successful capture'}
+              disabled={busy || !(c.source.picture || c.source.last_capture?.outcome === 'ok')}
+              title={c.source.picture || c.source.last_capture?.outcome === 'ok' ? undefined : 'Needs a successful capture'}
               onClick={() => run(async () => (await apiPost(`${path}/reference/from_capture`), 'The last capture is the reference now.'))}
             >
               Make the last capture the reference

@@ -5,9 +5,10 @@ import { useState } from 'preact/hooks';
 import { apiGet } from '../api.js';
 import { CauseBars } from '../components/causes.js';
 import { Empty, ErrorNotice, Loading } from '../components/notice.js';
+import { LastCapturePicture, offlineReason } from '../components/capture.js';
 import { Picture } from '../components/picture.js';
 import { StateBadge, stateLabel } from '../components/state.js';
-import { ago, percent, when } from '../format.js';
+import { ago, percent, reasonText, when } from '../format.js';
 import { takeFlash } from '../flash.js';
 import { causesOf, loadCauses } from '../last-checks.js';
 import { usePoll } from '../poll.js';
@@ -92,7 +93,6 @@ export function LiveStatus({ updatedAt, failing }: { updatedAt: Date | null; fai
 
 function CameraCard({ camera: c }: { camera: CameraSummary }) {
   const causes = c.last_check ? causesOf(c.last_check.job_id) : null;
-  const capture = c.source?.last_capture;
   return (
     <li class={`camera-card state-${c.state}`} data-camera={c.camera} data-state={c.state}>
       <div class="camera-card-head">
@@ -104,16 +104,10 @@ function CameraCard({ camera: c }: { camera: CameraSummary }) {
       <p class="since">
         {stateLabel(c.state)} since {when(c.state_since)} <span class="muted">({ago(c.state_since)})</span>
       </p>
-      {c.source?.offline_reason && c.state === 'offline' && <p class="reason">{c.source.offline_reason}</p>}
+      {c.state === 'offline' && offlineReason(c) && <p class="reason">Stream: {reasonText(offlineReason(c))}</p>}
       <div class={c.source ? 'pictures two' : 'pictures'}>
         <Picture src={c.reference_image} alt={`Reference picture of ${c.camera}`} caption="Reference" />
-        {c.source && (
-          <Picture
-            src={capture?.image}
-            alt={`Last capture of ${c.camera}`}
-            caption={capture ? `Last capture ${when(capture.at)}${capture.outcome === 'failed' ? ' (failed)' : ''}` : 'No capture yet'}
-          />
-        )}
+        {c.source && <LastCapturePicture camera={c.camera} source={c.source} />}
       </div>
       {c.last_check ? (
         <div class="last-check">
