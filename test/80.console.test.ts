@@ -199,7 +199,9 @@ describe('operator console in a real browser', function () {
     await page.getByLabel('Video or image').setInputFiles(file);
     expect(await page.getByLabel('Classify gender').isChecked()).to.equal(true);
     await page.getByRole('button', { name: 'Run the face log' }).click();
-    await page.locator('.review').waitFor({ timeout: FACE_LOG_MS });
+    // Done: the review; failed: the job's error, which the test then shows.
+    await page.locator('.review, [role="alert"]').first().waitFor({ timeout: FACE_LOG_MS });
+    expect(await page.getByRole('alert').count(), await page.locator('main').innerText()).to.equal(0);
     const jobId = (await page.locator('.review').getAttribute('data-job'))!;
     const task = (await api(`${svc.url}/face_log/${jobId}`)).body.task;
     expect(task.sightings).to.have.length(truth.appearances.length);

@@ -109,7 +109,7 @@ function Page({ route }: { route: Route }) {
       return <UploadPage kind={route.kind} key={route.kind} />;
     default:
       return (
-        <main id="main" class="page">
+        <main id="main" tabIndex={-1} class="page">
           <h1>Not found</h1>
           <p>
             There is no page here. <a href={href.cameras()}>Go to the cameras</a>.

@@ -58,7 +58,7 @@ export function CameraPage({ id }: { id: string }) {
   const view = polled.data;
   const c = view?.camera;
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <nav class="crumbs" aria-label="Breadcrumb">
         <a href={href.cameras()}>Cameras</a> › <span>{id}</span>
       </nav>

@@ -34,7 +34,7 @@ export function CamerasPage() {
   const shown = cameras?.filter((c) => filter === 'all' || c.state === filter) ?? [];
   const sources = cameras?.some((c) => c.source !== undefined) ?? false;
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <header class="page-head">
         <h1>Cameras</h1>
         <LiveStatus updatedAt={polled.updatedAt} failing={polled.error !== null} />

@@ -20,7 +20,7 @@ export function FaceLogPage({ analytic, jobId }: { analytic: string; jobId: stri
   );
   const t = polled.data;
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <nav class="crumbs" aria-label="Breadcrumb">
         <a href={href.jobs('face_log')}>Face logs</a> › <span>{t?.input_video ?? jobId}</span>
       </nav>

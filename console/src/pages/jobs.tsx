@@ -31,7 +31,7 @@ export function JobsPage({ kind, number }: { kind: 'kamcheck' | 'face_log'; numb
   const polled = usePoll(() => readPage<KamcheckTask & FaceLogTask>(kind, number), number === 1 ? 5000 : 0, `${kind}:${number}`);
   const page = polled.data;
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <header class="page-head">
         <h1>Jobs</h1>
         {number === 1 && <LiveStatus updatedAt={polled.updatedAt} failing={polled.error !== null} />}

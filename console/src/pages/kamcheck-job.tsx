@@ -13,7 +13,7 @@ export function KamcheckJobPage({ jobId }: { jobId: string }) {
   const polled = usePoll(() => apiGet<{ task: KamcheckTask }>(`/kamcheck/${encodeURIComponent(jobId)}`).then((r) => r.task), 2000, `kamcheck:${jobId}`, (task) => task.complete);
   const t = polled.data;
   return (
-    <main id="main" class="page">
+    <main id="main" tabIndex={-1} class="page">
       <nav class="crumbs" aria-label="Breadcrumb">
         <a href={href.jobs('kamcheck')}>Tamper checks</a> › <span>{jobId}</span>
       </nav>

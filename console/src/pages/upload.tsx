@@ -41,7 +41,7 @@ function useJobUpload<T extends { job_id: string; complete: boolean }>(path: str
 
 export function UploadPage({ kind }: { kind: 'kamcheck' | 'face_log' }) {
   return (
-    <main id="main" class="page narrow">
+    <main id="main" tabIndex={-1} class="page narrow">
       <nav class="tabs" aria-label="Analytic">
         <a href={href.upload('kamcheck')} class={kind === 'kamcheck' ? 'tab active' : 'tab'} aria-current={kind === 'kamcheck' ? 'page' : undefined}>
           Tamper check
