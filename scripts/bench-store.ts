@@ -36,6 +36,7 @@ import { JobStore } from '../lib/jobs/store.js';
 import { jobsSchema } from '../lib/jobs/schema.js';
 import { camerasSchema } from '../lib/cameras/schema.js';
 import { webhooksSchema } from '../lib/webhooks/schema.js';
+import { sessionsSchema } from '../lib/sessions/schema.js';
 import { CHECKS_KEPT } from '../lib/cameras/camera-store.js';
 import { PURGE_BATCH, sweepRecords, type RecordSweep } from '../lib/jobs/record-retention.js';
 import { quantile } from '../lib/stats.js';
@@ -84,7 +85,7 @@ async function fillStore(site: StoreSite, rows: number, startMs: number): Promis
   const t = performance.now();
   const db = await site.open();
   try {
-    await JobStore.open(db, [jobsSchema, camerasSchema, webhooksSchema]);
+    await JobStore.open(db, [jobsSchema, camerasSchema, webhooksSchema, sessionsSchema]);
     if (db.backend === 'sqlite') await db.sql.exec('PRAGMA cache_size = -262144'); // 256 MiB, this connection only
     await fillJobs(db, { firstRow: 1, rows, startMs, spanMs: FILL_SPAN_DAYS * DAY_MS });
     await fillCameras(db, startMs);

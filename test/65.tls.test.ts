@@ -1,6 +1,6 @@
 // Optional HTTPS: with TLS_CERT and TLS_KEY the service speaks TLS only; a half or broken
 // configuration stops the start with a message naming the variable.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
@@ -10,18 +10,8 @@ import { AUTH, removeTempDir, startTestService, tempDataDir, type TestService } 
 import { testMedia } from '../testkit/media.js';
 import { checkResponse } from '../testkit/openapi-check.js';
 import { httpRequest, rawConnect, rawRequest } from './helpers/raw-http.js';
+import { selfSigned } from './helpers/self-signed.js';
 import { multipartBody, multipartType } from '../testkit/hostile-corpus/multipart.js';
-
-/** A self-signed certificate for 127.0.0.1 (EC P-256: quick to make). */
-function selfSigned(dir: string, name = 'server'): { cert: string; key: string } {
-  const cert = path.join(dir, `${name}.crt`);
-  const key = path.join(dir, `${name}.key`);
-  execFileSync('openssl', [
-    'req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', key, '-out', cert,
-    '-days', '2', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1',
-  ], { stdio: 'ignore' });
-  return { cert, key };
-}
 
 /** GET over HTTPS that verifies the server against `ca`; the response is checked against the OpenAPI document. */
 function httpsGet(url: string, ca: Buffer): Promise<{ status: number; body: any; peerCn: string }> {

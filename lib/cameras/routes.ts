@@ -19,8 +19,10 @@ import { minuteOfDay, timeOfDayDistance } from './time-of-day.js';
 import { sourceRoutes } from './source-routes.js';
 
 export const CAMERAS_PATH = '/cameras';
-/** How long a picture's link (reference or capture) opens without the Basic header. */
+/** How long a picture's link (reference or capture) opens without the Basic header, at least. */
 export const REFERENCE_LINK_TTL_MS = 24 * 60 * 60 * 1000;
+
+const LINK_EXPIRY_STEP_S = 3600;
 
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
 
@@ -115,7 +117,8 @@ async function sendPicture(ctx: Context, file: string, gone: string): Promise<vo
 /** Signed links to pictures, valid REFERENCE_LINK_TTL_MS, under PUBLIC_BASE_URL or the request's own base. */
 function pictureLinks(deps: ServiceDeps, ctx: Context): PictureLinks {
   const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
-  const expires = Math.floor((Date.now() + REFERENCE_LINK_TTL_MS) / 1000);
+  // Rounded up to the hour: a picture's link stays the same for an hour, so browsers cache it (the console polls).
+  const expires = Math.ceil((Date.now() + REFERENCE_LINK_TTL_MS) / 1000 / LINK_EXPIRY_STEP_S) * LINK_EXPIRY_STEP_S;
   const signed = (path: string, subject: string) => `${base}${path}?expires=${expires}&sig=${deps.links.sign(subject, expires)}`;
   return {
     reference: (r) => signed(referenceImagePath(r.camera, r.id), referenceLinkSubject(r.id)),

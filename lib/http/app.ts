@@ -1,5 +1,5 @@
-// The Koa application: one error handler that speaks the SPEC's envelope, authentication on
-// every route, then the analytics' routes.
+// The Koa application: one error handler that speaks the SPEC's envelope, the operator console's
+// files, authentication on every route (Basic, or a console session), then the analytics' routes.
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
@@ -23,6 +23,9 @@ import { metricsRoutes } from './routes/metrics.js';
 import { openApiRoutes } from './routes/openapi.js';
 import { CAMERAS_PATH, cameraRoutes, captureLinkSubject, referenceLinkSubject } from '../cameras/routes.js';
 import type { CheckSchedule } from '../cameras/check-schedule.js';
+import { consolePages } from '../console/pages.js';
+import { Sessions } from '../sessions/sessions.js';
+import { SESSION_PATH, sessionAuth, sessionRoutes } from '../sessions/routes.js';
 
 export interface ServiceDeps {
   config: Config;
@@ -63,9 +66,16 @@ export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Cre
   app.use(serverHeader);
   app.use(requestMetrics(deps.metrics, router, deps.logger));
   app.use(errorEnvelope(deps.logger));
-  app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedResultLink(ctx, deps.links) || signedReferenceLink(ctx, deps.links) }));
+  // The console's page and bundle hold no data: they come before authentication.
+  app.use(consolePages(deps.config.publicBaseUrl));
+  const signedLink = (ctx: Context) => signedResultLink(ctx, deps.links) || signedReferenceLink(ctx, deps.links);
+  // A console session's cookie stands in for the Basic header; /session itself needs neither.
+  const sessions = new Sessions(deps.store?.db, deps.credentials); // no store: test/61 reads the routes of an app never started
+  app.use(sessionAuth(sessions, signedLink));
+  app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedLink(ctx) || ctx.state.session !== undefined || ctx.path === SESSION_PATH }));
 
   for (const served of deps.analytics) served.routes(router, full);
+  sessionRoutes(router, sessions, deps.logger);
   cameraRoutes(router, full);
   resultRoutes(router, full);
   healthRoutes(router, full);

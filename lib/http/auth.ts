@@ -14,18 +14,26 @@ export interface BasicAuthOptions {
 }
 
 export function basicAuth({ credentials, bypass }: BasicAuthOptions) {
-  const digests = credentials.map((c) => digest(`${c.user}:${c.password}`));
+  const known = credentialCheck(credentials);
   return async (ctx: Context, next: Next) => {
     if (bypass?.(ctx)) return next();
     const presented = parseBasic(ctx.get('authorization'));
     if (presented === null) throw unauthorized(REALM);
-    const candidate = digest(presented);
-    let ok = false;
-    for (const d of digests) ok = timingSafeEqual(d, candidate) || ok; // no early exit
-    if (!ok) throw unauthorized(REALM, 'wrong credentials');
+    if (!known(presented)) throw unauthorized(REALM, 'wrong credentials');
     // Whose request it is: idempotency keys are kept per user (idempotency.ts).
     ctx.state.user = presented.slice(0, presented.indexOf(':'));
     return next();
+  };
+}
+
+/** Whether `user:password` is one of the configured pairs: compared in constant time, with every pair. */
+export function credentialCheck(credentials: Credential[]): (pair: string) => boolean {
+  const digests = credentials.map((c) => digest(`${c.user}:${c.password}`));
+  return (pair) => {
+    const candidate = digest(pair);
+    let ok = false;
+    for (const d of digests) ok = timingSafeEqual(d, candidate) || ok; // no early exit
+    return ok;
   };
 }
 

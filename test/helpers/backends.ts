@@ -12,9 +12,10 @@ import { JobStore } from '../../lib/jobs/store.js';
 import { jobsSchema } from '../../lib/jobs/schema.js';
 import { camerasSchema } from '../../lib/cameras/schema.js';
 import { webhooksSchema } from '../../lib/webhooks/schema.js';
+import { sessionsSchema } from '../../lib/sessions/schema.js';
 
 /** Every module's tables, as the service migrates them. */
-export const ALL_SCHEMAS = [jobsSchema, camerasSchema, webhooksSchema];
+export const ALL_SCHEMAS = [jobsSchema, camerasSchema, webhooksSchema, sessionsSchema];
 
 export type BackendName = 'sqlite' | 'postgres';
 

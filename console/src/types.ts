@@ -1,0 +1,116 @@
+// The API's resources as the console reads them (openapi/openapi.json is the reference). The
+// camera-source fields arrive with the appliance's stream sources; the pages show them only
+// when an answer has them.
+
+export type CameraState = 'ok' | 'tampered' | 'offline';
+
+export interface LastCapture {
+  at: string;
+  outcome: 'ok' | 'failed';
+  /** A failure's code (SourceFailureReason) or a failed check's error code. */
+  reason: string | null;
+  job_id?: string;
+  image: string | null;
+}
+
+export interface CameraSource {
+  url: string;
+  check_interval_s: number;
+  enabled: boolean;
+  next_check_at: string | null;
+  last_capture: LastCapture | null;
+  /** The last frame of the last good capture (it stays when a later capture fails). */
+  picture?: { captured_at: string; width: number; height: number; image: string } | null;
+  offline_reason: string | null;
+}
+
+export interface CameraSummary {
+  camera: string;
+  state: CameraState;
+  state_since: string;
+  last_check: { job_id: string; probability: number | null; finish_time: string } | null;
+  reference_count: number;
+  /** While offline: why the stream cannot be read (a SourceFailureReason). */
+  offline_reason?: string | null;
+  reference_image?: string | null;
+  source?: CameraSource | null;
+}
+
+export interface Reference {
+  reference_id: string;
+  slot: string;
+  captured_at: string;
+  source_job: string | null;
+  width: number;
+  height: number;
+  created_at: string;
+  image: string;
+}
+
+export interface CameraCheck {
+  job_id: string;
+  captured_at: string;
+  finish_time: string;
+  success: boolean;
+  probability: number | null;
+  state: CameraState;
+}
+
+export interface CameraDetail extends CameraSummary {
+  alarm_streak: number;
+  references: { slot: string; references: Reference[] }[];
+  checks: CameraCheck[];
+}
+
+export interface StateChange {
+  from: CameraState | null;
+  to: CameraState;
+  at: string;
+  job_id: string | null;
+  reason: string | null;
+}
+
+export type Causes = Record<'blur' | 'moved' | 'masked' | 'exposure' | 'frozen' | 'black', number>;
+
+export interface TaskBase {
+  analytic: string;
+  job_id: string;
+  complete: boolean;
+  message: string;
+  start_time: string;
+  finish_time?: string;
+  success?: boolean;
+  error?: { code: string; message: string };
+}
+
+export interface KamcheckTask extends TaskBase {
+  probability?: number;
+  causes?: Causes;
+  camera?: string;
+  captured_at?: string;
+  reference?: { slot: string; captured_at: string; source_job: string | null };
+}
+
+export interface Sighting {
+  sighting_id: string;
+  start_frame: number;
+  end_frame: number;
+  frames: number;
+  confidence?: number;
+  gender?: string;
+  gender_confidence?: number;
+  thumbnail?: string;
+}
+
+export interface FaceLogTask extends TaskBase {
+  frames?: number;
+  frames_processed?: number;
+  start_frame?: number;
+  input_video?: string;
+  resolution?: string;
+  number_of_sightings?: number;
+  results_video?: string;
+  results_xml?: string;
+  results_image?: string;
+  sightings?: Sighting[];
+}
