@@ -41,6 +41,8 @@ export interface Reference {
   slot: string;
   captured_at: string;
   source_job: string | null;
+  /** uploaded, renewed, learned, capture; null for references of earlier releases. */
+  origin?: 'uploaded' | 'renewed' | 'learned' | 'capture' | null;
   width: number;
   height: number;
   created_at: string;

@@ -185,7 +185,7 @@ export function CameraPage({ id }: { id: string }) {
                         src={r.image}
                         href={r.image}
                         alt={`Reference of ${c.camera} for ${slot.slot}, captured ${when(r.captured_at)}`}
-                        caption={`${i === 0 ? 'Newest · ' : ''}${when(r.captured_at)} · ${r.source_job ? 'from a check' : 'set by hand'}`}
+                        caption={`${i === 0 ? 'Newest · ' : ''}${when(r.captured_at)} · ${referenceOrigin(r)}`}
                       />
                     ))}
                   </div>
@@ -316,4 +316,20 @@ function Actions({ camera: c, onChanged, onDeleted }: { camera: CameraDetail; on
       </div>
     </section>
   );
+}
+
+/** Where a reference came from, in words. */
+function referenceOrigin(r: { origin?: string | null; source_job: string | null }): string {
+  switch (r.origin) {
+    case 'learned':
+      return 'learned from the first capture';
+    case 'capture':
+      return 'set from a capture';
+    case 'renewed':
+      return 'renewed by a check';
+    case 'uploaded':
+      return r.source_job ? 'sent with a check' : 'set by hand';
+    default:
+      return r.source_job ? 'from a check' : 'set by hand';
+  }
 }
