@@ -129,8 +129,8 @@ export class CheckSchedule {
         }
       };
       // One check of a camera at a time: a box that cannot keep up skips, it does not pile up.
-      const previous = due.pendingJob ? await store.get(due.pendingJob) : null;
-      if (previous && (previous.state === 'queued' || previous.state === 'processing')) {
+      const previous = due.pendingJob && !due.capturing ? await store.get(due.pendingJob) : null;
+      if (due.capturing || (previous && (previous.state === 'queued' || previous.state === 'processing'))) {
         await skip('busy');
         continue;
       }

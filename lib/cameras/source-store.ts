@@ -136,6 +136,8 @@ export interface DueCheck {
   pendingJob: string | null;
   /** A capture whose node let its hold run out (it died): taken over, not a new due time. */
   stale: { until: number } | null;
+  /** A capture of the camera is under way (its node's hold runs): this due time is skipped. */
+  capturing: boolean;
 }
 
 /**
@@ -158,6 +160,7 @@ export async function dueChecks(db: Database, now: number, limit: number): Promi
       intervalS: Number(r.interval_s),
       pendingJob: r.pending_job,
       stale: stale ? { until: Number(r.capture_until) } : null,
+      capturing: r.capture_until !== null && !stale,
     };
   });
 }
