@@ -50,6 +50,7 @@ export class ServiceMetrics {
   private readonly webhookDeliveries: Counter<'event_type' | 'outcome'>;
   private readonly webhookSeconds: Histogram<'event_type' | 'outcome'>;
   private readonly checkLateness: Histogram;
+  private readonly checkWait: Histogram;
   private readonly checksSkipped: Counter<'reason'>;
 
   constructor(sources: MetricsSources) {
@@ -191,7 +192,13 @@ export class ServiceMetrics {
     });
     this.checkLateness = new Histogram({
       name: 'vaa_camera_check_lateness_seconds',
-      help: "How long after its due time a check of a camera's stream started on a worker (recorded with its outcome)",
+      help: "How long after its due time the capture of a camera's stream started (recorded with the check's outcome)",
+      buckets: CHECK_LATENESS_BUCKETS,
+      registers,
+    });
+    this.checkWait = new Histogram({
+      name: 'vaa_camera_check_wait_seconds',
+      help: "From the start of a camera stream's capture to the start of its analysis on a worker: the capture, then the wait for a worker",
       buckets: CHECK_LATENESS_BUCKETS,
       registers,
     });
@@ -209,8 +216,9 @@ export class ServiceMetrics {
     this.webhookSeconds.observe({ event_type: eventType, outcome }, seconds);
   }
 
-  observeCheckLateness(seconds: number): void {
-    this.checkLateness.observe(seconds);
+  observeStreamCheck(latenessS: number, waitS: number | null): void {
+    this.checkLateness.observe(latenessS);
+    if (waitS !== null) this.checkWait.observe(waitS);
   }
 
   countSkippedCheck(reason: 'busy' | 'queue_full'): void {

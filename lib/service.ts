@@ -208,7 +208,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     clearAfter: config.clearAfter,
     offlineAfter: config.offlineAfter,
     targets: { webhookUrl: config.webhookUrl },
-    onLateness: (seconds) => metrics.observeCheckLateness(seconds),
+    onStreamCheck: (lateness, wait) => metrics.observeStreamCheck(lateness, wait),
   });
   store.onFinish(webhookFinishHook({ webhookUrl: config.webhookUrl }, taskView), onFinishError);
   store.onFinish(cameraHook, onFinishError);

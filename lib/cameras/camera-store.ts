@@ -57,8 +57,10 @@ export interface CheckRecord {
   probability: number | null;
   /** The camera's state after this check. */
   state: CameraState;
-  /** A check of the camera's own schedule: how long after its due time it started, ms; null otherwise. */
+  /** A check of the camera's stream: how long after its due time its capture started, ms; null for uploads. */
   latenessMs: number | null;
+  /** A check of the camera's stream: from the start of its capture to the start of its analysis on a worker, ms. */
+  waitMs?: number | null;
 }
 
 /** References kept per slot: the newest is used, the older ones are for audit. */
@@ -102,6 +104,7 @@ interface CheckRow {
   probability: number | string | null;
   state: CameraState;
   lateness_ms: number | string | null;
+  wait_ms: number | string | null;
 }
 
 export const nullable = (v: number | string | null | undefined) => (v === null || v === undefined ? null : Number(v));
@@ -207,7 +210,7 @@ export async function updateCamera(tx: Tx, c: CameraRecord): Promise<void> {
 /** Adds a check to the camera's history and keeps its newest CHECKS_KEPT. */
 export async function recordCheck(tx: Tx, camera: string, check: CheckRecord): Promise<void> {
   await tx.run(
-    `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state, lateness_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    `INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state, lateness_ms, wait_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     camera,
     check.jobId,
     check.capturedAt,
@@ -216,6 +219,7 @@ export async function recordCheck(tx: Tx, camera: string, check: CheckRecord): P
     check.probability,
     check.state,
     check.latenessMs === null ? null : Math.round(check.latenessMs),
+    check.waitMs === null || check.waitMs === undefined ? null : Math.round(check.waitMs),
   );
   await tx.run(
     `DELETE FROM camera_checks WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${CHECKS_KEPT})`,
@@ -274,6 +278,7 @@ export async function cameraChecks(db: Database, camera: string, limit = CHECKS_
     probability: nullable(r.probability),
     state: r.state,
     latenessMs: nullable(r.lateness_ms),
+    waitMs: nullable(r.wait_ms),
   }));
 }
 

@@ -30,8 +30,8 @@ export interface CameraHookOptions {
   /** Consecutive failed captures that make a camera offline. */
   offlineAfter: number;
   targets: WebhookTargets;
-  /** Told how late each check of a camera's stream started after it was due, seconds. */
-  onLateness?: (seconds: number) => void;
+  /** Told, for each check of a camera's stream, how late its capture started after it was due, and how long from then its analysis waited, seconds. */
+  onStreamCheck?: (latenessS: number, waitS: number | null) => void;
 }
 
 /** What the tamper-check worker reports when it wrote the clip's quietest frame as the camera's next reference. */
@@ -97,9 +97,10 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
       lastProbability: probability,
     };
     await updateCamera(tx, after);
-    const latenessMs = check.capture && job.startedAt !== null ? Math.max(0, job.startedAt - check.capture.dueAt) : null;
-    if (latenessMs !== null) o.onLateness?.(latenessMs / 1000);
-    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state, latenessMs });
+    const latenessMs = check.capture ? Math.max(0, check.capturedAt - check.capture.dueAt) : null;
+    const waitMs = check.capture && job.startedAt !== null ? Math.max(0, job.startedAt - check.capturedAt) : null;
+    if (latenessMs !== null) o.onStreamCheck?.(latenessMs / 1000, waitMs === null ? null : waitMs / 1000);
+    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state, latenessMs, waitMs });
     const report = job.report as CheckReport | null;
     if (success && report?.learnedReference) await renewReference(tx, check, job, at, 'learned');
     else if (probability === 0 && report?.renewedReference) await renewReference(tx, check, job, at, 'renewed');

@@ -171,6 +171,7 @@ export class CheckSchedule {
     let input: KamcheckInput;
     let pending: PendingCheck;
     const capture = { dueAt, file: picture.file };
+    const attemptAt = Date.now();
     try {
       if (!source) throw new SourceFailure('stream_error', `camera "${camera}" has no stream source any more`);
       await fs.mkdir(inputDir, { recursive: true });
@@ -202,7 +203,7 @@ export class CheckSchedule {
         throw err;
       }
       input = { captureFailure: { code: err.code, message: err.message } };
-      pending = { jobId: id, camera, capturedAt: Date.now(), width: 0, height: 0, refresh: null, capture };
+      pending = { jobId: id, camera, capturedAt: attemptAt, width: 0, height: 0, refresh: null, capture };
     }
     try {
       const job = await store.insert(

@@ -105,6 +105,7 @@ export function presentCameraDetail(
       probability: k.probability,
       state: k.state,
       ...(k.latenessMs !== null ? { lateness_s: Math.round(k.latenessMs) / 1000 } : {}),
+      ...(k.waitMs !== null && k.waitMs !== undefined ? { wait_s: Math.round(k.waitMs) / 1000 } : {}),
     })),
   };
 }

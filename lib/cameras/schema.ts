@@ -106,6 +106,7 @@ export const camerasSchema: SchemaModule = {
        ALTER TABLE cameras ADD COLUMN offline_reason TEXT;
        ALTER TABLE camera_references ADD COLUMN origin TEXT;
        ALTER TABLE camera_checks ADD COLUMN lateness_ms INTEGER;
+       ALTER TABLE camera_checks ADD COLUMN wait_ms INTEGER;
        ALTER TABLE camera_pending_checks ADD COLUMN due_at ${d.bigint};
        ALTER TABLE camera_pending_checks ADD COLUMN capture_file TEXT;`,
     ),
