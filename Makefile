@@ -30,7 +30,11 @@ NODE := $(NODE_HOME)/bin/node
 
 # postgresql: the server binaries for the private PostgreSQL of tests, benches and `make cluster`
 # (testkit/postgres.ts); the `main` cluster that the package may set up on port 5432 goes unused.
-APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql
+# python3-gi, gir1.2-gst-rtsp-server-1.0 and GStreamer's good and bad plugins (which bring the base
+# ones): the RTSP test cameras (testkit/rtsp/serve.py; good: multifilesrc, rtph264pay, rtpbin;
+# bad: tsdemux, h264parse; base: the app sinks of rtsp-server's TCP transport).
+APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql \
+  python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
 TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
