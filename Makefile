@@ -39,6 +39,7 @@ TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) ts
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
 FACELOG_STILLS := test/fixtures/generated/facelog-stills
+STREAM_FIXTURES := test/fixtures/generated/streams
 
 .PHONY: all run cluster test bench build models fixtures clean distclean
 
@@ -96,7 +97,11 @@ $(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts scripts/fixt
 $(FACELOG_STILLS)/manifest.json: scripts/make-facelog-stills.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
 	$(NODE) build/scripts/make-facelog-stills.js --set test $(FACELOG_STILLS)
 
-fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json $(FACELOG_STILLS)/manifest.json
+# The looping camera streams of the RTSP test server (testkit/stream-fixtures.ts; about 5 s).
+$(STREAM_FIXTURES)/manifest.json: scripts/make-stream-fixtures.ts testkit/stream-fixtures.ts testkit/opencv-data.ts | build/.stamp
+	$(NODE) build/scripts/make-stream-fixtures.js $(STREAM_FIXTURES)
+
+fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json $(FACELOG_STILLS)/manifest.json $(STREAM_FIXTURES)/manifest.json
 
 run: build models
 	$(NODE) build/lib/main.js
