@@ -33,12 +33,17 @@ NODE := $(NODE_HOME)/bin/node
 # postgresql: the server binaries for the private PostgreSQL of tests, benches and `make cluster`
 # (testkit/postgres.ts); the `main` cluster that the package may set up on port 5432 goes unused.
 # chromium: the browser the console's tests drive (test/80, through playwright-core).
-APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql chromium
+# python3-gi, gir1.2-gst-rtsp-server-1.0 and GStreamer's good and bad plugins (which bring the base
+# ones): the RTSP test cameras (testkit/rtsp/serve.py; good: multifilesrc, rtph264pay, rtpbin;
+# bad: tsdemux, h264parse; base: the app sinks of rtsp-server's TCP transport).
+APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql chromium \
+  python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
 TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 CONSOLE_SOURCES := $(shell find console -type f 2>/dev/null)
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck
 FACELOG_FIXTURES := test/fixtures/generated/facelog
 FACELOG_STILLS := test/fixtures/generated/facelog-stills
+STREAM_FIXTURES := test/fixtures/generated/streams
 
 .PHONY: all run cluster test bench build models fixtures clean distclean
 
@@ -99,7 +104,11 @@ $(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts scripts/fixt
 $(FACELOG_STILLS)/manifest.json: scripts/make-facelog-stills.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
 	$(NODE) build/scripts/make-facelog-stills.js --set test $(FACELOG_STILLS)
 
-fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json $(FACELOG_STILLS)/manifest.json
+# The looping camera streams of the RTSP test server (testkit/stream-fixtures.ts; about 5 s).
+$(STREAM_FIXTURES)/manifest.json: scripts/make-stream-fixtures.ts testkit/stream-fixtures.ts testkit/opencv-data.ts | build/.stamp
+	$(NODE) build/scripts/make-stream-fixtures.js $(STREAM_FIXTURES)
+
+fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json $(FACELOG_STILLS)/manifest.json $(STREAM_FIXTURES)/manifest.json
 
 run: build models
 	$(NODE) build/lib/main.js
@@ -122,11 +131,13 @@ test: build models fixtures
 # The queue bench (about 5 minutes) and the cluster load bench (one box, one PostgreSQL node, then
 # three nodes: about 5 minutes) start private PostgreSQL servers of their own.
 # The store bench fills 2 million job rows per backend: about 10 minutes, up to 3.5 GB in /tmp.
+# The camera-sources bench checks up to 200 cameras of a private RTSP server for about 4 minutes.
 bench: build models $(FACELOG_FIXTURES)/manifest.json
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
 	$(NODE) build/scripts/bench-kamcheck-service.js
 	$(NODE) build/scripts/bench-fleet.js
+	$(NODE) build/scripts/bench-camera-sources.js
 	$(NODE) build/scripts/bench-facelog-detector.js
 	$(NODE) build/scripts/bench-facelog.js
 	$(NODE) build/scripts/bench-facelog-stills.js --seed 11 test/fixtures/generated/facelog-stills-bench
