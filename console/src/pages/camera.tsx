@@ -27,26 +27,14 @@ interface CameraView {
   changes: StateChange[];
 }
 
-/** The state changes the API lists (with stream sources), else the ones its last checks show. */
+/** The camera and its state changes (the newest 100, as the API keeps them). */
 async function readCamera(id: string): Promise<CameraView> {
   const path = `/cameras/${encodeURIComponent(id)}`;
-  const { camera } = await apiGet<{ camera: CameraDetail }>(path);
-  if (camera.source !== undefined) {
-    const { state_changes } = await apiGet<{ state_changes: StateChange[] }>(`${path}/state_changes`);
-    return { camera, changes: state_changes };
-  }
-  return { camera, changes: changesFromChecks(camera) };
-}
-
-/** A change is a check after which the state differs from the state after the check before it. */
-export function changesFromChecks(camera: CameraDetail): StateChange[] {
-  const oldestFirst = [...camera.checks].reverse();
-  const changes: StateChange[] = [];
-  for (let i = 1; i < oldestFirst.length; i++) {
-    const [before, after] = [oldestFirst[i - 1], oldestFirst[i]];
-    if (before.state !== after.state) changes.push({ from: before.state, to: after.state, at: after.finish_time, job_id: after.job_id, reason: null });
-  }
-  return changes.reverse();
+  const [{ camera }, { state_changes }] = await Promise.all([
+    apiGet<{ camera: CameraDetail }>(path),
+    apiGet<{ state_changes: StateChange[] }>(`${path}/state_changes`),
+  ]);
+  return { camera, changes: state_changes };
 }
 
 export function CameraPage({ id }: { id: string }) {
