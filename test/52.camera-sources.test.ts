@@ -10,6 +10,7 @@ import { streamFiles, type StreamName } from '../testkit/stream-fixtures.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { descendants } from './helpers/process-tree.js';
 import { until } from './helpers/until.js';
+import { classify } from '../lib/sources/stream-capture.js';
 
 const STREAM_USER = 'viewer';
 const STREAM_PASSWORD = 'Tr0ub4dor&3-stream';
@@ -63,6 +64,19 @@ describe('camera stream sources', function () {
   };
   /** The camera's checks once it has at least `n`. */
   const checksOf = (id: string, n: number, ms = 30_000) => until(`${n} checks of ${id}`, async () => ((await camera(id)).checks.length >= n ? (await camera(id)).checks : undefined), ms);
+
+  it('names why a capture failed from what ffmpeg said, whatever the URL holds, and never with its password', () => {
+    const url = 'rtsp://admin:p401w404@10.0.0.7:40401/Streaming/404';
+    const said = (line: string) => classify(url, `${url}: ${line}\n`, false);
+    expect(said('Connection refused').reason).to.equal('connection_refused');
+    expect(said('method DESCRIBE failed: 401 Unauthorized').reason).to.equal('authentication_failed');
+    expect(said('method DESCRIBE failed: 404 Not Found').reason).to.equal('not_found');
+    expect(said('Connection timed out').reason).to.equal('timeout');
+    expect(said('Invalid data found when processing input').reason).to.equal('stream_error');
+    expect(classify(url, '', true).reason).to.equal('timeout');
+    expect(classify(url, 'Stream map \'0:v:0\' matches no streams.\n', false).reason).to.equal('no_video_stream');
+    for (const line of ['Connection refused', 'method DESCRIBE failed: 401 Unauthorized']) expect(said(line).message).to.include('admin:***@').and.not.include('p401w404');
+  });
 
   it('learns the first reference from the first capture, then checks on schedule, every check a /kamcheck task', async () => {
     const put = await setSource('entrance', { source_url: streamUrl('entrance'), check_interval_s: 10 });

@@ -77,10 +77,11 @@ export function classify(url: string, stderr: string, timedOut: boolean, emptyCl
   // ffmpeg names the URL before its complaint: the message names it once already.
   const last = said.length > 0 ? said[said.length - 1].replace(url, where).replace(`${where}: `, '') : '';
   const detail = last ? `: ${last.slice(0, 300)}` : '';
-  const text = stderr.toLowerCase();
-  if (/401|unauthori[sz]ed|authentication/.test(text)) return new SourceFailure('authentication_failed', `the stream ${where} refused the credentials${detail}`);
+  // Matched without the URL: its port, path or password may hold "401" or "404".
+  const text = redactText(stderr.split(url).join('')).split(where).join('').toLowerCase();
+  if (/\b401\b|unauthori[sz]ed|authentication failed|authorization failed/.test(text)) return new SourceFailure('authentication_failed', `the stream ${where} refused the credentials${detail}`);
   if (text.includes('connection refused')) return new SourceFailure('connection_refused', `the stream ${where} refused the connection${detail}`);
-  if (/404|not found/.test(text)) return new SourceFailure('not_found', `the stream ${where} does not exist on the server${detail}`);
+  if (/\b404\b|not found/.test(text)) return new SourceFailure('not_found', `the stream ${where} does not exist on the server${detail}`);
   if (/name or service not known|failed to resolve|no route to host|network is unreachable|host is unreachable|temporary failure in name resolution/.test(text)) {
     return new SourceFailure('unreachable', `the host of ${where} cannot be reached${detail}`);
   }
