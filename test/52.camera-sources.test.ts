@@ -3,14 +3,17 @@
 // reference learned from the first capture, checks on schedule, a blurred and a covered view
 // turning the camera tampered, the server stopped (offline) and started again, wrong
 // credentials, a stream that connects and then stalls, and the password never shown.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
+import { sweepCaptureFiles } from '../lib/cameras/reference-files.js';
+import { classify } from '../lib/sources/stream-capture.js';
 import { api, fetchChecked, startTestService, type TestService } from '../testkit/service.js';
 import { startRtspServer, type RtspServer } from '../testkit/rtsp-server.js';
 import { streamFiles, type StreamName } from '../testkit/stream-fixtures.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { descendants } from './helpers/process-tree.js';
 import { until } from './helpers/until.js';
-import { classify } from '../lib/sources/stream-capture.js';
 
 const STREAM_USER = 'viewer';
 const STREAM_PASSWORD = 'Tr0ub4dor&3-stream';
@@ -119,6 +122,23 @@ describe('camera stream sources', function () {
     cam = await camera('entrance');
     expect(Date.parse(cam.source.next_check_at) - Date.parse(second.stream_check.due_at)).to.equal(10_000);
     expect(cam.references[0].references.map((r: any) => r.origin)).to.include('learned');
+
+    // Each check leaves a picture; the sweep keeps the one the camera names, and removes the rest.
+    await setSource('entrance', { enabled: false });
+    await until('no check of entrance under way', async () => {
+      const tasks = (await api(`${svc.url}/kamcheck/1/100`)).body.tasks.filter((t: any) => t.camera === 'entrance');
+      return tasks.every((t: any) => t.complete) || undefined;
+    });
+    const pictures = () => fs.readdirSync(path.join(svc.dataDir, 'captures'), { recursive: true }).filter((f) => String(f).endsWith('.jpg'));
+    expect(pictures().length).to.be.at.least(2);
+    const removed = await sweepCaptureFiles(svc.dataDir, svc.service.store.db, 0);
+    expect(removed).to.be.at.least(1);
+    const kept = pictures();
+    expect(kept).to.have.length(1);
+    cam = await camera('entrance');
+    expect(cam.source.next_check_at, 'paused').to.equal(null);
+    expect(cam.source.picture.image).to.include(path.basename(String(kept[0]), '.jpg'));
+    expect((await fetchChecked(cam.source.picture.image)).status).to.equal(200);
   });
 
   it('a stream switched to a blurred view turns its camera tampered, back to normal clears it, and a covered view raises it again', async () => {

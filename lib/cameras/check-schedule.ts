@@ -22,7 +22,7 @@ import { SourceFailure } from '../sources/source-failure.js';
 import { MediaProbeError, probeMedia } from '../video/probe.js';
 import { chooseReference, insertPendingCheck, type PendingCheck } from './camera-store.js';
 import { presentReference } from './present.js';
-import { newCaptureFile, newReferenceFile } from './reference-files.js';
+import { newCaptureFile, newReferenceFile, sweepCaptureFiles } from './reference-files.js';
 import { referencePath } from './reference-upload.js';
 import { dueChecks, earliestDue, endCapture, followingDue, getSource, retakeCapture, skipDueCheck, takeDueCheck } from './source-store.js';
 import { minuteOfDay, slotOf } from './time-of-day.js';
@@ -36,6 +36,9 @@ export const SCHEDULE_POLL_MS = 1000;
 export const CAPTURES_PER_NODE = 32;
 /** A capture's hold beyond its own time limit (twice SOURCE_TIMEOUT_S): time to probe and queue the clip. */
 const HOLD_MARGIN_MS = 10_000;
+/** Every check leaves a picture; those of earlier checks go this often, once this old (reference-files.ts). */
+const PICTURE_SWEEP_MS = 5 * 60 * 1000;
+const PICTURE_GRACE_MS = 10 * 60 * 1000;
 
 export interface CheckScheduleOptions {
   db: Database;
@@ -58,6 +61,7 @@ class HoldLost extends Error {}
 
 export class CheckSchedule {
   private timer: NodeJS.Timeout | null = null;
+  private sweeper: NodeJS.Timeout | null = null;
   /** A look at the next due time, when it comes before the next poll. */
   private wake: NodeJS.Timeout | null = null;
   private looking: Promise<void> | null = null;
@@ -68,6 +72,10 @@ export class CheckSchedule {
   start(): void {
     this.timer = setInterval(() => void this.look(), SCHEDULE_POLL_MS);
     this.timer.unref();
+    this.sweeper = setInterval(() => {
+      sweepCaptureFiles(this.o.dataDir, this.o.db, PICTURE_GRACE_MS).catch((err) => this.o.logger.warn({ err: (err as Error).message }, 'cannot sweep old capture pictures'));
+    }, PICTURE_SWEEP_MS);
+    this.sweeper.unref();
     void this.look();
   }
 
@@ -75,7 +83,8 @@ export class CheckSchedule {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.wake) clearTimeout(this.wake);
-    this.timer = this.wake = null;
+    if (this.sweeper) clearInterval(this.sweeper);
+    this.timer = this.wake = this.sweeper = null;
     await this.looking;
     await this.captures.onIdle();
   }

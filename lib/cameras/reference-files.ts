@@ -46,6 +46,16 @@ export async function sweepReferenceFiles(dataDir: string, db: Database, now = D
   return references + (await sweepUnlisted(dataDir, CAPTURES_DIR, await listedCaptureFiles(db), now, graceMs));
 }
 
+/**
+ * Capture pictures no row names (a camera's earlier ones) that are older than `graceMs`: every
+ * check of a stream writes a new one, so they go sooner than references (CheckSchedule sweeps them
+ * every few minutes). The grace covers a picture written and not yet recorded (the seconds between
+ * a check's analysis and its outcome).
+ */
+export async function sweepCaptureFiles(dataDir: string, db: Database, graceMs: number, now = Date.now()): Promise<number> {
+  return sweepUnlisted(dataDir, CAPTURES_DIR, await listedCaptureFiles(db), now, graceMs);
+}
+
 /** A stream check's picture: DATA_DIR/captures/<2 hex>/<uuid>.jpg (a camera row names its last). */
 export function newCaptureFile(dataDir: string): ReferenceFile {
   return newFile(dataDir, CAPTURES_DIR, 'jpg', false);
