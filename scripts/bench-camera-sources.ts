@@ -16,11 +16,11 @@
 //    and the CPU per check of the service (its own, and its exited ffmpeg children's) and of its
 //    workers. The share: decode-only CPU per capture over the service's CPU per check (target:
 //    >= 0.6, as uploaded checks in bench-fleet); and the checks/s the cores allow at that cost.
-// 3. Steady: the cameras are cut to 90% of the capacity (disabled ones stop); after one interval
-//    of warm-up, for --steady-s: checks per second, skipped checks, and from each camera's checks
+// 3. Steady: the cameras are cut to 90% of the capacity (disabled ones stop); once the checks the
+//    overload left queued have drained, and one interval more, for --steady-s: checks per second, skipped checks, and from each camera's checks
 //    the lateness (the capture's start minus the due time; target p99 below one interval) and the
-//    wait (from the capture's start to the analysis' start on a worker). Then the decode-only
-//    limit again.
+//    wait (from the capture's start to the analysis' start on a worker), and the CPU per check.
+//    Then the decode-only limit again.
 // Cameras one box keeps at one check per 5 minutes: the steady rate x 300 s, and at the CPU
 // limit: 2 cores / CPU per check x 300 s.
 //
@@ -208,13 +208,20 @@ async function main(): Promise<void> {
 
     const steadyCameras = Math.max(1, Math.floor(STEADY_SHARE * capacity * INTERVAL_S));
     await setCameras(base, rtsp, mounts, cameras, steadyCameras);
+    // The checks the overload left queued drain first (one per camera at most), then one interval.
+    const drainStart = performance.now();
+    while ((await metric(base, /^vaa_queue_depth/)) > 0 && performance.now() - drainStart < 300_000) await sleep(1000);
     await sleep(INTERVAL_S * 1000);
     const since = Date.now();
     const d1 = await doneChecks(base);
     const s1 = await skipped(base);
+    const c2 = serviceCpu(service);
     const t1 = performance.now();
     await sleep(steadyS * 1000);
-    const rate = ((await doneChecks(base)) - d1) / ((performance.now() - t1) / 1000);
+    const steadyChecks = (await doneChecks(base)) - d1;
+    const rate = steadyChecks / ((performance.now() - t1) / 1000);
+    const c3 = serviceCpu(service);
+    const steadyCpu = { main: (c3.main - c2.main) / steadyChecks, workers: (c3.workers - c2.workers) / steadyChecks };
     const skips = (await skipped(base)) - s1;
     const { late, wait } = await lateness(base, steadyCameras, since);
     const after = await decodeLimit(urls, decodeS);
@@ -223,6 +230,7 @@ async function main(): Promise<void> {
       `steady: ${steadyCameras} cameras every ${INTERVAL_S} s (${(steadyCameras / INTERVAL_S).toFixed(1)}/s offered): ${rate.toFixed(2)} checks/s, ` +
         `${skips} skipped; lateness p50 ${quantile(late, 0.5).toFixed(2)} s, p99 ${quantile(late, 0.99).toFixed(2)} s; ` +
         `wait (capture, then a worker) p50 ${quantile(wait, 0.5).toFixed(2)} s, p99 ${quantile(wait, 0.99).toFixed(2)} s (${late.length} checks); ` +
+        `CPU a check ${steadyCpu.main.toFixed(0)} + ${steadyCpu.workers.toFixed(0)} ms; ` +
         `decode-only after: ${after.rate.toFixed(1)} captures/s, ${after.cpuMsPerCapture.toFixed(0)} ms of CPU a capture`,
     );
     console.log(
