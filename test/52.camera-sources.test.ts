@@ -3,7 +3,9 @@
 // reference learned from the first capture, checks on schedule, a blurred and a covered view
 // turning the camera tampered, the server stopped (offline) and started again, wrong
 // credentials, a stream that connects and then stalls, and the password never shown.
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { sweepCaptureFiles } from '../lib/cameras/reference-files.js';
@@ -165,6 +167,18 @@ describe('camera stream sources', function () {
     const changes = (await api(`${svc.url}/cameras/yard/state_changes`)).body.state_changes;
     expect(changes.map((c: any) => `${c.from}>${c.to}`)).to.deep.equal(['ok>tampered', 'tampered>ok', 'ok>tampered']);
     await until('the three state changes delivered', () => hooks.requests.filter((r) => r.headers['x-event-type'] === 'camera.state_changed' && JSON.parse(r.body).camera.camera === 'yard').length === 3 || undefined);
+
+    // A black picture from a stream that still delivers frames is a tamper cause, never offline.
+    const black = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'black-stream-')), 'black.mpegts');
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=black:s=768x576:r=25:d=4', '-c:v', 'libx264', '-g', '10', '-bf', '0', '-pix_fmt', 'yuv420p', '-f', 'mpegts', black]);
+    await rtsp.switchMount('yard', black);
+    const dark = await checkNow('yard');
+    expect(dark.success).to.equal(true);
+    expect(dark.causes.black, JSON.stringify(dark.causes)).to.be.at.least(50);
+    expect((await camera('yard')).state).to.equal('tampered');
+    fs.rmSync(path.dirname(black), { recursive: true, force: true });
+    await rtsp.switchMount('yard', media.covered);
+    expect((await checkNow('yard')).causes.masked).to.be.at.least(50);
 
     // Re-baselining: the covered view, made the reference on purpose, is what checks now compare with.
     const rebased = (await api(`${svc.url}/cameras/yard/reference/from_capture`, { method: 'POST' })).body.camera;
