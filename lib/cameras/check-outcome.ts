@@ -105,27 +105,8 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     if (success && report?.learnedReference) await renewReference(tx, check, job, at, 'learned');
     else if (probability === 0 && report?.renewedReference) await renewReference(tx, check, job, at, 'renewed');
     if (changed) {
-      const reason = state === 'offline' ? offlineReason : null;
-      await recordStateChange(tx, check.camera, { from: before.state, to: state, at, jobId: job.id, reason });
-      await enqueueEvent(
-        tx,
-        o.targets,
-        {
-          type: 'camera.state_changed',
-          body: {
-            status: 'success',
-            event: 'camera.state_changed',
-            camera: presentCameraSummary(after),
-            previous_state: before.state,
-            state,
-            changed_at: httpDate(at),
-            job_id: job.id,
-            ...(reason ? { reason } : {}),
-          },
-          callbackUrl: typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null,
-        },
-        at,
-      );
+      const callbackUrl = typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null;
+      await announceChange(tx, o.targets, before, after, { at, jobId: job.id, reason: state === 'offline' ? offlineReason : null, callbackUrl });
     }
   };
 }
@@ -182,24 +163,27 @@ export async function leaveOffline(tx: Tx, camera: string, at: number, targets: 
   if (!before || before.state !== 'offline') return;
   const after: CameraRecord = { ...before, state: before.checksState, stateSince: at, offlineReason: null };
   await updateCamera(tx, after);
-  await recordStateChange(tx, camera, { from: 'offline', to: after.state, at, jobId: null, reason: 'source_removed' });
-  await enqueueEvent(
-    tx,
-    targets,
-    {
-      type: 'camera.state_changed',
-      body: {
-        status: 'success',
-        event: 'camera.state_changed',
-        camera: presentCameraSummary(after),
-        previous_state: 'offline',
-        state: after.state,
-        changed_at: httpDate(at),
-        job_id: null,
-        reason: 'source_removed',
-      },
-      callbackUrl: null,
-    },
-    at,
-  );
+  await announceChange(tx, targets, before, after, { at, jobId: null, reason: 'source_removed', callbackUrl: null });
+}
+
+/** A change of a camera's state: kept in its state changes, and a `camera.state_changed` event. */
+async function announceChange(
+  tx: Tx,
+  targets: WebhookTargets,
+  before: CameraRecord,
+  after: CameraRecord,
+  c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null },
+): Promise<void> {
+  await recordStateChange(tx, after.id, { from: before.state, to: after.state, at: c.at, jobId: c.jobId, reason: c.reason });
+  const body = {
+    status: 'success',
+    event: 'camera.state_changed',
+    camera: presentCameraSummary(after),
+    previous_state: before.state,
+    state: after.state,
+    changed_at: httpDate(c.at),
+    job_id: c.jobId,
+    ...(c.reason ? { reason: c.reason } : {}),
+  };
+  await enqueueEvent(tx, targets, { type: 'camera.state_changed', body, callbackUrl: c.callbackUrl }, c.at);
 }

@@ -3,7 +3,7 @@
 // taken with a compare-and-set on its due time, which also marks the capture as this node's until
 // a deadline: of racing nodes one wins, and the capture of a node that dies is taken over once its
 // deadline passes. The node cuts the clip from the stream (lib/sources/stream-capture.ts: a stream
-// copy, little CPU, many at a time) and queues it as a tamper-check job, which waits for a worker
+// copy: no decoding, many at a time) and queues it as a tamper-check job, which waits for a worker
 // like any other; a capture that failed is queued as a job that fails with its reason, so that
 // every attempt reaches the camera's record (offline after OFFLINE_AFTER failures in a row).
 import { randomUUID } from 'node:crypto';
@@ -31,7 +31,7 @@ import { minuteOfDay, slotOf } from './time-of-day.js';
 export const SCHEDULE_POLL_MS = 1000;
 /**
  * Captures one node runs at a time: each mostly waits for the camera (25 frames of a live stream
- * take a second), and costs a few ms of CPU for the stream copy.
+ * take a second); its ffmpeg costs about 100 ms of CPU, mostly its own start.
  */
 export const CAPTURES_PER_NODE = 32;
 /** A capture's hold beyond its own time limit (twice SOURCE_TIMEOUT_S): time to probe and queue the clip. */

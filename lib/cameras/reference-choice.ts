@@ -28,6 +28,11 @@ export function chooseAmong<R extends ReferenceCandidate>(newest: R[], minuteOfD
     const sizes = new Map(newest.map((r) => [`${r.width}x${r.height}`, { width: r.width, height: r.height }]));
     return { otherSizes: [...sizes.values()] };
   }
-  sized.sort((a, b) => timeOfDayDistance(a.minuteOfDay, minuteOfDay) - timeOfDayDistance(b.minuteOfDay, minuteOfDay) || b.createdAt - a.createdAt);
-  return { found: sized[0] };
+  return { found: nearestInTimeOfDay(sized, minuteOfDay)! };
+}
+
+/** Of `refs`, the one nearest in time of day (round midnight), the newest of equals; null for none. */
+export function nearestInTimeOfDay<R extends ReferenceCandidate>(refs: R[], minuteOfDay: number): R | null {
+  const distance = (r: R) => timeOfDayDistance(r.minuteOfDay, minuteOfDay);
+  return [...refs].sort((a, b) => distance(a) - distance(b) || b.createdAt - a.createdAt)[0] ?? null;
 }

@@ -14,8 +14,8 @@ import { checkCameraId, readCapturedAt } from './fields.js';
 import { presentCamera, presentCameraDetail, presentStateChange, type PictureLinks } from './present.js';
 import { referencePath, storeUploadedReference } from './reference-upload.js';
 import { allSources, getSource, type SourceRecord } from './source-store.js';
-import { newestPerSlot } from './reference-choice.js';
-import { minuteOfDay, timeOfDayDistance } from './time-of-day.js';
+import { nearestInTimeOfDay, newestPerSlot } from './reference-choice.js';
+import { minuteOfDay } from './time-of-day.js';
 import { sourceRoutes } from './source-routes.js';
 
 export const CAMERAS_PATH = '/cameras';
@@ -138,9 +138,7 @@ function currentReference(refs: ReferenceRecord[], source: SourceRecord | null, 
   const newest = newestPerSlot(refs);
   const size = source?.picture;
   const sized = size ? newest.filter((r) => r.width === size.width && r.height === size.height) : [];
-  const pool = sized.length > 0 ? sized : newest;
-  const when = minuteOfDay(now);
-  return pool.sort((a, b) => timeOfDayDistance(a.minuteOfDay, when) - timeOfDayDistance(b.minuteOfDay, when) || b.createdAt - a.createdAt)[0] ?? null;
+  return nearestInTimeOfDay(sized.length > 0 ? sized : newest, minuteOfDay(now));
 }
 
 export type CameraDetail = (deps: ServiceDeps, ctx: Context, camera: string) => Promise<Record<string, unknown>>;

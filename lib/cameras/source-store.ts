@@ -249,10 +249,3 @@ export async function recordCapture(
 export async function listedCaptureFiles(db: Database): Promise<Set<string>> {
   return new Set((await db.sql.all<{ capture_file: string }>('SELECT capture_file FROM camera_sources WHERE capture_file IS NOT NULL')).map((r) => r.capture_file));
 }
-
-/** Sources whose camera is offline or that are enabled (metrics): counts by enabled. */
-export async function sourceCounts(db: Database): Promise<{ enabled: number; disabled: number }> {
-  const rows = await db.sql.all<{ enabled: number | string; count: number | string }>('SELECT enabled, COUNT(*) AS count FROM camera_sources GROUP BY enabled');
-  const of = (v: number) => Number(rows.find((r) => Number(r.enabled) === v)?.count ?? 0);
-  return { enabled: of(1), disabled: of(0) };
-}

@@ -21,13 +21,3 @@ export function redactSourceUrl(text: string): string {
 export function redactText(text: string): string {
   return text.replace(/(\/\/[^/\s:@]*:)[^@\s/]*@/g, `$1${REDACTED}@`);
 }
-
-/** The password of a source URL, decoded, or null (for scrubbing texts that name it elsewhere). */
-export function sourcePassword(text: string): string | null {
-  try {
-    const p = new URL(text).password;
-    return p ? decodeURIComponent(p) : null;
-  } catch {
-    return null;
-  }
-}

@@ -2,7 +2,7 @@
 // ffmpeg reads the stream (RTSP over TCP, or an HTTP MJPEG/HLS/MP4 stream) and copies its video
 // packets into an MP4 without decoding them. Stream copy starts at a key frame (ffmpeg drops the
 // frames before the first one), so the clip decodes on its own; the worker then decodes and
-// checks it exactly as an uploaded clip. A capture costs the service little CPU and waits on the
+// checks it exactly as an uploaded clip. A capture costs the service an ffmpeg start (about 100 ms of CPU) and waits on the
 // camera, not on a worker. Connecting and reading are bounded: no packet within the timeout, or
 // no whole clip within twice it, fails the attempt; ffmpeg is killed and waited for.
 import { spawn } from 'node:child_process';
