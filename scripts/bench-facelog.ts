@@ -4,23 +4,24 @@
 //
 // Generates the bench set first when its manifest is missing. Runs each video through the whole
 // face log (detector, tracker, sightings, gender, overlay, XML, thumbnails) as a worker would, one
-// job at a time, and before it plain decoding of the same video in the same run (the baseline).
+// job at a time, and before it ffmpeg decoding the same video to BGR frames, into a pipe that
+// drops them and straight to /dev/null (the baselines, testkit/decode-baseline.ts).
 // Prints per resolution: sighting precision/recall/F1 (sightings matched to the truth's
 // appearances by the overlap of their frame intervals; where the faces are, from the XML, decides
 // between people on screen together), duplicate rate, gender accuracy per true
 // gender, the share of truth faces >= 30 px that are in some track, processing fps, its ratio to
-// the video's own frame rate (x real time) and to plain decoding.
+// the video's own frame rate (x real time) and its time over each baseline's.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { readFrames } from '../lib/video/frame-reader.js';
 import { probeMedia } from '../lib/video/probe.js';
 import { fpsOrDefault } from '../lib/video/fps.js';
 import { runFaceLog } from '../lib/facelog/run.js';
 import { publishResults } from '../lib/jobs/published-results.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
 import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
+import { decodeBaseline, type DecodeBaseline } from '../testkit/decode-baseline.js';
 import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
 import { combineScores, scoreSightings, type PredictedSighting } from '../testkit/facelog-fixtures/score.js';
 import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
@@ -31,7 +32,7 @@ interface VideoOutcome {
   resolution: string;
   frames: number;
   fps: number;
-  decodeMs: number;
+  decode: DecodeBaseline;
   processMs: number;
   truth: FacelogTruth;
   sightings: PredictedSighting[];
@@ -52,13 +53,6 @@ function parseArgs(argv: string[]) {
     else dir = argv[i];
   }
   return { dir, seed, limit, only };
-}
-
-async function decodeMs(file: string, width: number, height: number): Promise<number> {
-  const t0 = performance.now();
-  const source = readFrames(file, { width, height });
-  for await (const frame of source.frames()) void frame;
-  return performance.now() - t0;
 }
 
 /** Each sighting with its faces, so that the scorer can tell apart people on screen together. */
@@ -118,7 +112,7 @@ async function main() {
     const file = path.join(dir, v.file);
     const truth = readTruth(path.join(dir, v.truth));
     const media = await probeMedia(file);
-    const decode = await decodeMs(file, media.width, media.height);
+    const decode = await decodeBaseline(file);
     const out = path.join(results, String(i));
     const t0 = performance.now();
     const r = await runFaceLog(
@@ -133,11 +127,11 @@ async function main() {
     const coverage = faceCoverage(truth, xml.faces);
     const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });
-    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decodeMs: decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles, detectorCost: r.detectorCost });
+    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles, detectorCost: r.detectorCost });
     const s = scoreSightings(truth, sightings);
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
-        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame costing ${(r.detectorCost / r.frames_processed).toFixed(2)} 256-px runs (decode ${((r.frames_processed / decode) * 1000).toFixed(0)} fps); ` +
+        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame costing ${(r.detectorCost / r.frames_processed).toFixed(2)} 256-px runs (decode into a pipe ${((r.frames_processed / decode.pipeMs) * 1000).toFixed(0)} fps, to /dev/null ${((r.frames_processed / decode.devNullMs) * 1000).toFixed(0)} fps); ` +
         `faces >= 30 px ${coverage.tracked}/${coverage.big}, missed ${missedText(coverage)}, stray ${coverage.stray}/${coverage.faces}`,
     );
   }
@@ -151,22 +145,23 @@ function printTable(outcomes: VideoOutcome[]) {
   for (const o of outcomes) byRes.set(o.resolution, [...(byRes.get(o.resolution) ?? []), o]);
   const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
   console.log('\nFace log on the bench set (min_size 30, gender on, one job at a time on this machine)\n');
-  console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame (in 256-px runs) | fps | x real time | time / plain decode |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame (in 256-px runs) | fps | x real time | time / decode into a pipe | time / decode to /dev/null |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [res, list] of [...byRes.entries()].sort((a, b) => parseInt(a[0]) - parseInt(b[0]))) {
     // Scored per video (frame numbers are per video), then pooled.
     const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
     const g = (k: 'male' | 'female') => `${pct(total.gender[k].accuracy)} (${total.gender[k].classified})`;
     const frames = list.reduce((n, o) => n + o.frames, 0);
     const processS = list.reduce((n, o) => n + o.processMs, 0) / 1000;
-    const decodeS = list.reduce((n, o) => n + o.decodeMs, 0) / 1000;
+    const pipeS = list.reduce((n, o) => n + o.decode.pipeMs, 0) / 1000;
+    const devNullS = list.reduce((n, o) => n + o.decode.devNullMs, 0) / 1000;
     const fps = frames / processS;
     const big = list.reduce((n, o) => n + o.coverage.big, 0);
     const tracked = list.reduce((n, o) => n + o.coverage.tracked, 0);
     const tiles = list.reduce((n, o) => n + o.detectorTiles, 0);
     const cost = list.reduce((n, o) => n + o.detectorCost, 0);
     console.log(
-      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / decodeS).toFixed(2)}x |`,
+      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x | ${(processS / devNullS).toFixed(2)}x |`,
     );
   }
 }

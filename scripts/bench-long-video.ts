@@ -5,7 +5,8 @@
 // its worker processes and their ffmpeg children from /proc every second (VmRSS, and VmHWM, the
 // kernel's own peak, so spikes between two samples count too). Prints the peak per kind of
 // process, the worker's memory over the job, the job's duration, fps, x real time, and its ratio
-// to plain decoding of the same video (ffmpeg to BGR frames in Node, as the face log reads them).
+// to ffmpeg decoding the same video to BGR frames into a pipe that drops them, and to /dev/null
+// (testkit/decode-baseline.ts).
 // Exits 1 when the job fails or a memory target is missed.
 //
 // The video: the 1080p face-log bench videos (test/fixtures/generated/facelog-bench, from
@@ -15,7 +16,7 @@
 // test/fixtures/generated/long-video.
 //
 // Options: --minutes N (10; the face log runs at about 2x real time at 1080p on 2 cores, so
-//          the default takes about 5 minutes plus 1.5 of plain decoding; --minutes 2 for a quick run)
+//          the default takes about 5 minutes plus 1 of the two baseline decodes; --minutes 2 for a quick run)
 //          --resolution WxH (1920x1080; 1280x720 or 640x480: the bench set's videos of that size)
 // The job's time limit is the service's default (60 s + FACE_LOG_MS_PER_FRAME 400 ms per frame,
 // 101 minutes for 10 minutes of video); set FACE_LOG_MS_PER_FRAME in the environment to change it.
@@ -23,8 +24,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { readFrames } from '../lib/video/frame-reader.js';
 import { spawnService } from '../testkit/service.js';
+import { decodeBaseline } from '../testkit/decode-baseline.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
 import { procChildren, procCmdline, procStatus } from '../lib/proc-stats.js';
 
@@ -110,18 +111,6 @@ function longVideo(frames: number): { file: string; source: string } {
   return { file, source: `${seg.source}, looped` };
 }
 
-/** Plain decoding, as the face log reads frames (lib/video/frame-reader.ts). */
-async function decode(file: string): Promise<{ ms: number; frames: number; error: string | null }> {
-  const t0 = performance.now();
-  const source = readFrames(file, { width: WIDTH, height: HEIGHT });
-  let frames = 0;
-  for await (const frame of source.frames()) {
-    void frame;
-    frames++;
-  }
-  return { ms: performance.now() - t0, frames, error: source.decodeError };
-}
-
 type Kind = 'service' | 'worker' | 'ffmpeg decoder' | 'ffmpeg encoder' | 'ffprobe (upload checks)' | 'other';
 
 /** Peak resident memory per process of the service's tree, sampled every second. */
@@ -181,9 +170,9 @@ async function main(): Promise<void> {
   const size = fs.statSync(video.file).size;
   console.log(`\nLong video: ${WIDTH}x${HEIGHT} @ ${FPS} fps, ${minutes} min (${frames} frames, ${mib(size)} MiB H.264), ${video.source}`);
 
-  const plain = await decode(video.file);
-  if (plain.frames !== frames || plain.error) throw new Error(`the video decodes to ${plain.frames} of ${frames} frames${plain.error ? `: ${plain.error}` : ''}`);
-  console.log(`Plain decode (ffmpeg to BGR frames in Node, as the face log reads them): ${(plain.ms / 1000).toFixed(1)} s, ${((frames / plain.ms) * 1000).toFixed(1)} fps`);
+  const plain = await decodeBaseline(video.file);
+  const s = (ms: number) => `${(ms / 1000).toFixed(1)} s, ${((frames / ms) * 1000).toFixed(1)} fps`;
+  console.log(`Decode (ffmpeg -threads 2 to BGR frames): into a pipe that drops them ${s(plain.pipeMs)}; to /dev/null ${s(plain.devNullMs)}`);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-long-'));
   const service = await spawnService({ DATA_DIR: path.join(dir, 'data'), AUTH_CREDENTIALS: 'bench:bench' });
@@ -217,12 +206,15 @@ async function main(): Promise<void> {
     if (!task.success) {
       failed = true;
       console.log(`FAIL: the face log failed: ${JSON.stringify(task.error)} ${task.message}`);
+    } else if (task.frames_processed !== frames) {
+      failed = true;
+      console.log(`FAIL: the face log processed ${task.frames_processed} of the video's ${frames} frames: ${task.message}`);
     } else {
       const fps = (task.frames_processed / jobMs) * 1000;
       console.log(`Upload and checks: ${((accepted - uploadStart) / 1000).toFixed(1)} s`);
       console.log(
         `Face log: ${(jobMs / 1000).toFixed(1)} s for ${task.frames_processed} frames: ${fps.toFixed(2)} fps, ` +
-          `${(fps / FPS).toFixed(2)}x real time, ${(jobMs / plain.ms).toFixed(2)}x the plain decode time; ${task.message}`,
+          `${(fps / FPS).toFixed(2)}x real time, ${(jobMs / plain.pipeMs).toFixed(2)}x the decode into a pipe, ${(jobMs / plain.devNullMs).toFixed(2)}x the decode to /dev/null; ${task.message}`,
       );
     }
     console.log(`\nPeak resident memory (VmHWM and VmRSS from /proc every ${SAMPLE_MS / 1000} s), service on its defaults (WORKERS=${os.availableParallelism()}):`);

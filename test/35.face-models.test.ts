@@ -15,6 +15,7 @@ import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
 import { cropFace, facePose } from '../lib/facelog/appearance/face-crop.js';
 import { loadFaceNet } from '../lib/facelog/appearance/face-net.js';
+import { FACE_DETECTOR_RUNTIMES } from '../lib/config.js';
 import {
   createFaceDescriber,
   descriptorDistance,
@@ -292,28 +293,32 @@ describe('converted face-api nets against the original', function () {
     return [...sample1Faces.map((face) => ({ photo: sample1, face })), { photo: facematch, face: sameMan[0] }, { photo: facematch, face: otherMen[0] }];
   }
 
-  it(`face descriptor: the ONNX model gives face-api's descriptor on the same input (max abs difference < ${PARITY_TOLERANCE})`, async function () {
-    const net = loadFaceNet(MODEL_DIR, DESCRIPTOR_FILE, DESCRIPTOR_INPUT_SIZE);
-    let worst = 0;
-    for (const { photo, face } of parityFaces()) {
-      const crop = cropFace(photo.bgr, facePose(detection(face)), DESCRIPTOR_CROP, DESCRIPTOR_INPUT_SIZE);
-      const ours = net.run(crop, 'descriptor', 128);
-      const theirs = await reference.describe(rgbFloats(crop));
-      worst = Math.max(worst, maxAbsDifference(ours, theirs));
-    }
-    expect(worst).to.be.below(PARITY_TOLERANCE);
-  });
+  // The face log runs the nets in either runtime (FACE_DETECTOR_RUNTIME): both are checked against face-api.
+  for (const runtime of FACE_DETECTOR_RUNTIMES) {
+    it(`face descriptor: the ONNX model in ${runtime} gives face-api's descriptor on the same input (max abs difference < ${PARITY_TOLERANCE})`, async function () {
+      const net = loadFaceNet(MODEL_DIR, DESCRIPTOR_FILE, DESCRIPTOR_INPUT_SIZE, runtime);
+      let worst = 0;
+      for (const { photo, face } of parityFaces()) {
+        const crop = cropFace(photo.bgr, facePose(detection(face)), DESCRIPTOR_CROP, DESCRIPTOR_INPUT_SIZE);
+        const ours = net.run(crop, 'descriptor', 128);
+        expect(ours.length).to.equal(128);
+        const theirs = await reference.describe(rgbFloats(crop));
+        worst = Math.max(worst, maxAbsDifference(ours, theirs));
+      }
+      expect(worst).to.be.below(PARITY_TOLERANCE);
+    });
 
-  it(`gender: the ONNX model gives face-api's probability on the same input (within ${PARITY_TOLERANCE}), and its age`, async function () {
-    const net = loadFaceNet(MODEL_DIR, GENDER_FILE, GENDER_INPUT_SIZE);
-    for (const { photo, face } of parityFaces()) {
-      const crop = cropFace(photo.bgr, facePose(detection(face)), GENDER_CROP, GENDER_INPUT_SIZE);
-      const theirs = await reference.ageGender(rgbFloats(crop));
-      expect(Math.abs(net.run(crop, 'gender', 2)[0] - theirs.male)).to.be.below(PARITY_TOLERANCE);
-      // Age is not used by the face log, but the same output shows the whole net was converted.
-      expect(Math.abs(net.run(crop, 'age', 1)[0] - theirs.age)).to.be.below(0.01);
-    }
-  });
+    it(`gender: the ONNX model in ${runtime} gives face-api's probability on the same input (within ${PARITY_TOLERANCE}), and its age`, async function () {
+      const net = loadFaceNet(MODEL_DIR, GENDER_FILE, GENDER_INPUT_SIZE, runtime);
+      for (const { photo, face } of parityFaces()) {
+        const crop = cropFace(photo.bgr, facePose(detection(face)), GENDER_CROP, GENDER_INPUT_SIZE);
+        const theirs = await reference.ageGender(rgbFloats(crop));
+        expect(Math.abs(net.run(crop, 'gender', 2)[0] - theirs.male)).to.be.below(PARITY_TOLERANCE);
+        // Age is not used by the face log, but the same output shows the whole net was converted.
+        expect(Math.abs(net.run(crop, 'age', 1)[0] - theirs.age)).to.be.below(0.01);
+      }
+    });
+  }
 
   it('cropFace() cuts the descriptor crop that face-api\'s own pipeline cuts, and classify() agrees on an upright face', function () {
     // face-api crops without turning the face upright; with the angle set to 0 the descriptor crop

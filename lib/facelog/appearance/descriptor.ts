@@ -12,6 +12,7 @@
 // from the keypoint ones on upright faces, so descriptors to be compared should come from faces
 // with keypoints.
 import type cv from '../../video/opencv.js';
+import type { FaceDetectorRuntime } from '../../config.js';
 import type { FaceDetection } from '../types.js';
 import { cropFace, facePose, type CropExtent } from './face-crop.js';
 import { loadFaceNet } from './face-net.js';
@@ -44,8 +45,8 @@ export interface FaceDescriber {
   describe(frame: cv.Mat, face: FaceDetection): Float32Array;
 }
 
-export function createFaceDescriber(modelDir: string): FaceDescriber {
-  const net = loadFaceNet(modelDir, DESCRIPTOR_FILE, DESCRIPTOR_INPUT_SIZE);
+export function createFaceDescriber(modelDir: string, runtime?: FaceDetectorRuntime): FaceDescriber {
+  const net = loadFaceNet(modelDir, DESCRIPTOR_FILE, DESCRIPTOR_INPUT_SIZE, runtime);
   return {
     describe(frame, face) {
       const crop = cropFace(frame, facePose(face), DESCRIPTOR_CROP, DESCRIPTOR_INPUT_SIZE);

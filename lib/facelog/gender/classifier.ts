@@ -11,6 +11,7 @@
 // 0.67-0.99 male, 11 women there and in face-api's demo/sample1.jpg 0.04-0.12; the 19 women of
 // face-api's demo/sample2-6.jpg at most 0.28.
 import type cv from '../../video/opencv.js';
+import type { FaceDetectorRuntime } from '../../config.js';
 import type { FaceDetection } from '../types.js';
 import { cropFace, facePose, type CropExtent } from '../appearance/face-crop.js';
 import { loadFaceNet } from '../appearance/face-net.js';
@@ -36,8 +37,8 @@ export interface GenderClassifier {
   classify(frame: cv.Mat, face: FaceDetection): { male: number; views: [number, number] };
 }
 
-export function createGenderClassifier(modelDir: string): GenderClassifier {
-  const net = loadFaceNet(modelDir, GENDER_FILE, GENDER_INPUT_SIZE);
+export function createGenderClassifier(modelDir: string, runtime?: FaceDetectorRuntime): GenderClassifier {
+  const net = loadFaceNet(modelDir, GENDER_FILE, GENDER_INPUT_SIZE, runtime);
   return {
     classify(frame, face) {
       const crop = cropFace(frame, facePose(face), GENDER_CROP, GENDER_INPUT_SIZE);
@@ -45,8 +46,8 @@ export function createGenderClassifier(modelDir: string): GenderClassifier {
       // person but not to the net: averaging both steadies a view that happens to sit near the
       // boundary. Measured on the bench set's 534 gender votes, with the mirror against without:
       // per vote, men 94.3% against 91.7% and women 96.7% against 94.8% correct; per sighting, men
-      // 45/47 against 42/47, women 46/46 both ways. Costs one more forward pass (18 ms on one core) per vote: the bench set's 11,144
-      // frames make 763 votes, about 1.2 ms per frame.
+      // 45/47 against 42/47, women 46/46 both ways. Costs one more forward pass per vote (6 ms on
+      // one core in OpenCV DNN, 1.4 ms in onnxruntime): the bench set's 11,144 frames make 763 votes.
       const views: [number, number] = [net.run(crop, 'gender', 2)[0], net.run(crop.flip(1), 'gender', 2)[0]];
       return { male: fromLogOdds((logOdds(views[0]) + logOdds(views[1])) / 2), views };
     },
