@@ -101,14 +101,15 @@ export interface Config {
   /** How long after its event a delivery is tried before it is given up, ms. @defaultValue 24 h (`WEBHOOK_RETRY_HOURS`, in hours) */
   webhookRetryMs: number;
   /**
-   * What runs the face detector's forward passes: `onnxruntime` or `opencv` (OpenCV DNN), the same
-   * model and the same faces either way. Workers read it from the environment they inherit.
+   * What runs the face log's nets (BlazeFace, the face descriptor, the gender net): `onnxruntime`
+   * or `opencv` (OpenCV DNN), the same networks and the same faces either way. Workers read it
+   * from the environment they inherit.
    * @defaultValue DEFAULT_FACE_DETECTOR_RUNTIME (`FACE_DETECTOR_RUNTIME`)
    */
   faceDetectorRuntime: FaceDetectorRuntime;
 }
 
-/** What can run the face detector's forward passes (lib/facelog/detect/tile-runtime.ts). */
+/** What can run the face log's nets (lib/facelog/detect/tile-runtime.ts, lib/facelog/appearance/face-net.ts). */
 export const FACE_DETECTOR_RUNTIMES = ['onnxruntime', 'opencv'] as const;
 export type FaceDetectorRuntime = (typeof FACE_DETECTOR_RUNTIMES)[number];
 /** The faster of the two on the face-log bench (docs/benchmarks.md). */

@@ -5,7 +5,8 @@
 // Generates the bench set first when its manifest is missing. Runs each video through the whole
 // face log (detector, tracker, sightings, gender, overlay, XML, thumbnails) as a worker would, one
 // job at a time, and before it ffmpeg decoding the same video to BGR frames, into a pipe that
-// drops them and straight to /dev/null (the baselines, testkit/decode-baseline.ts).
+// drops them and straight to /dev/null, and the face log's own decoder and encoder with no
+// analysis between them (the baselines, testkit/decode-baseline.ts).
 // Prints per resolution: sighting precision/recall/F1 (sightings matched to the truth's
 // appearances by the overlap of their frame intervals; where the faces are, from the XML, decides
 // between people on screen together), duplicate rate, gender accuracy per true
@@ -112,7 +113,7 @@ async function main() {
     const file = path.join(dir, v.file);
     const truth = readTruth(path.join(dir, v.truth));
     const media = await probeMedia(file);
-    const decode = await decodeBaseline(file);
+    const decode = await decodeBaseline(file, media);
     const out = path.join(results, String(i));
     const t0 = performance.now();
     const r = await runFaceLog(
@@ -131,7 +132,7 @@ async function main() {
     const s = scoreSightings(truth, sightings);
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
-        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame costing ${(r.detectorCost / r.frames_processed).toFixed(2)} 256-px runs (decode into a pipe ${((r.frames_processed / decode.pipeMs) * 1000).toFixed(0)} fps, to /dev/null ${((r.frames_processed / decode.devNullMs) * 1000).toFixed(0)} fps); ` +
+        `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame costing ${(r.detectorCost / r.frames_processed).toFixed(2)} 256-px runs (decode into a pipe ${((r.frames_processed / decode.pipeMs) * 1000).toFixed(0)} fps, to /dev/null ${((r.frames_processed / decode.devNullMs) * 1000).toFixed(0)} fps, decode and encode ${((r.frames_processed / decode.transcodeMs) * 1000).toFixed(0)} fps); ` +
         `faces >= 30 px ${coverage.tracked}/${coverage.big}, missed ${missedText(coverage)}, stray ${coverage.stray}/${coverage.faces}`,
     );
   }
@@ -145,8 +146,8 @@ function printTable(outcomes: VideoOutcome[]) {
   for (const o of outcomes) byRes.set(o.resolution, [...(byRes.get(o.resolution) ?? []), o]);
   const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
   console.log('\nFace log on the bench set (min_size 30, gender on, one job at a time on this machine)\n');
-  console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame (in 256-px runs) | fps | x real time | time / decode into a pipe | time / decode to /dev/null |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame (in 256-px runs) | fps | x real time | time / decode into a pipe | time / decode to /dev/null | time / decode and encode only |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [res, list] of [...byRes.entries()].sort((a, b) => parseInt(a[0]) - parseInt(b[0]))) {
     // Scored per video (frame numbers are per video), then pooled.
     const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
@@ -155,13 +156,14 @@ function printTable(outcomes: VideoOutcome[]) {
     const processS = list.reduce((n, o) => n + o.processMs, 0) / 1000;
     const pipeS = list.reduce((n, o) => n + o.decode.pipeMs, 0) / 1000;
     const devNullS = list.reduce((n, o) => n + o.decode.devNullMs, 0) / 1000;
+    const transcodeS = list.reduce((n, o) => n + o.decode.transcodeMs, 0) / 1000;
     const fps = frames / processS;
     const big = list.reduce((n, o) => n + o.coverage.big, 0);
     const tracked = list.reduce((n, o) => n + o.coverage.tracked, 0);
     const tiles = list.reduce((n, o) => n + o.detectorTiles, 0);
     const cost = list.reduce((n, o) => n + o.detectorCost, 0);
     console.log(
-      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x | ${(processS / devNullS).toFixed(2)}x |`,
+      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x | ${(processS / devNullS).toFixed(2)}x | ${(processS / transcodeS).toFixed(2)}x |`,
     );
   }
 }

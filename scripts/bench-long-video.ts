@@ -5,8 +5,8 @@
 // its worker processes and their ffmpeg children from /proc every second (VmRSS, and VmHWM, the
 // kernel's own peak, so spikes between two samples count too). Prints the peak per kind of
 // process, the worker's memory over the job, the job's duration, fps, x real time, and its ratio
-// to ffmpeg decoding the same video to BGR frames into a pipe that drops them, and to /dev/null
-// (testkit/decode-baseline.ts).
+// to ffmpeg decoding the same video to BGR frames into a pipe that drops them, to /dev/null, and
+// to the face log's own decoder and encoder with no analysis between them (testkit/decode-baseline.ts).
 // Exits 1 when the job fails or a memory target is missed.
 //
 // The video: the 1080p face-log bench videos (test/fixtures/generated/facelog-bench, from
@@ -170,9 +170,9 @@ async function main(): Promise<void> {
   const size = fs.statSync(video.file).size;
   console.log(`\nLong video: ${WIDTH}x${HEIGHT} @ ${FPS} fps, ${minutes} min (${frames} frames, ${mib(size)} MiB H.264), ${video.source}`);
 
-  const plain = await decodeBaseline(video.file);
+  const plain = await decodeBaseline(video.file, { width: WIDTH, height: HEIGHT, fps: FPS });
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s, ${((frames / ms) * 1000).toFixed(1)} fps`;
-  console.log(`Decode (ffmpeg -threads 2 to BGR frames): into a pipe that drops them ${s(plain.pipeMs)}; to /dev/null ${s(plain.devNullMs)}`);
+  console.log(`Decode (ffmpeg -threads 2 to BGR frames): into a pipe that drops them ${s(plain.pipeMs)}; to /dev/null ${s(plain.devNullMs)}; the face log's decoder into its encoder ${s(plain.transcodeMs)}`);
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-long-'));
   const service = await spawnService({ DATA_DIR: path.join(dir, 'data'), AUTH_CREDENTIALS: 'bench:bench' });
@@ -214,7 +214,7 @@ async function main(): Promise<void> {
       console.log(`Upload and checks: ${((accepted - uploadStart) / 1000).toFixed(1)} s`);
       console.log(
         `Face log: ${(jobMs / 1000).toFixed(1)} s for ${task.frames_processed} frames: ${fps.toFixed(2)} fps, ` +
-          `${(fps / FPS).toFixed(2)}x real time, ${(jobMs / plain.pipeMs).toFixed(2)}x the decode into a pipe, ${(jobMs / plain.devNullMs).toFixed(2)}x the decode to /dev/null; ${task.message}`,
+          `${(fps / FPS).toFixed(2)}x real time, ${(jobMs / plain.pipeMs).toFixed(2)}x the decode into a pipe, ${(jobMs / plain.devNullMs).toFixed(2)}x the decode to /dev/null, ${(jobMs / plain.transcodeMs).toFixed(2)}x the decode and encode alone; ${task.message}`,
       );
     }
     console.log(`\nPeak resident memory (VmHWM and VmRSS from /proc every ${SAMPLE_MS / 1000} s), service on its defaults (WORKERS=${os.availableParallelism()}):`);

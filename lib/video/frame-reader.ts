@@ -37,9 +37,9 @@ export interface FrameSource {
   close(): void;
 }
 
-export function readFrames(file: string, options: FrameReaderOptions): FrameSource {
+/** The decoder's command line (after `ffmpeg`): raw I420 frames of the even size on its stdout. */
+export function decoderArgs(file: string, options: FrameReaderOptions): string[] {
   const { width, height } = evenSize(options.width, options.height);
-  const frameBytes = YuvFrame.bytes(width, height);
   const args = ['-v', 'error', '-nostdin', '-threads', '1', '-i', file, '-map', '0:v:0'];
   if (options.maxFrames && options.maxFrames > 0) args.push('-frames:v', String(options.maxFrames));
   // trim counts decoded frames, so the start is exact whatever the keyframes or timestamps; the
@@ -47,6 +47,13 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
   const trim = options.startFrame ? `trim=start_frame=${options.startFrame},` : '';
   const filter = `${trim}scale=${options.width}:${options.height},pad=${width}:${height}`;
   args.push('-vsync', 'passthrough', '-vf', filter, '-f', 'rawvideo', '-pix_fmt', 'yuv420p', 'pipe:1');
+  return args;
+}
+
+export function readFrames(file: string, options: FrameReaderOptions): FrameSource {
+  const { width, height } = evenSize(options.width, options.height);
+  const frameBytes = YuvFrame.bytes(width, height);
+  const args = decoderArgs(file, options);
 
   // Frames and the exit arrive in order; the generator takes them one at a time.
   const arrived: PipeEvent[] = [];

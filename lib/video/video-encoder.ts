@@ -34,6 +34,18 @@ const MAX_ENCODE_FPS = 240;
 /** Frames handed to the pipe thread and not yet in ffmpeg's pipe before write() waits. */
 const MAX_QUEUED_FRAMES = 4;
 
+/** The encoder's command line (after `ffmpeg`): raw I420 frames on its stdin, `file` written. */
+export function encoderArgs(file: string, options: VideoEncoderOptions): string[] {
+  const { width, height } = options;
+  const fps = fpsOrDefault(options.fps, MAX_ENCODE_FPS);
+  return [
+    '-v', 'error', '-y',
+    '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
+    '-c:v', 'libx264', '-preset', X264_PRESET, '-crf', X264_CRF, '-pix_fmt', 'yuv420p',
+    '-movflags', '+faststart', '-f', 'mp4', file,
+  ];
+}
+
 export class VideoEncoder {
   private readonly stream: PipeStream;
   private readonly exited: Promise<Extract<PipeEvent, { op: 'exit' }>>;
@@ -45,14 +57,7 @@ export class VideoEncoder {
     readonly file: string,
     private readonly options: VideoEncoderOptions,
   ) {
-    const { width, height } = options;
-    const fps = fpsOrDefault(options.fps, MAX_ENCODE_FPS);
-    const args = [
-      '-v', 'error', '-y',
-      '-f', 'rawvideo', '-pix_fmt', 'yuv420p', '-s', `${width}x${height}`, '-r', String(fps), '-i', 'pipe:0',
-      '-c:v', 'libx264', '-preset', X264_PRESET, '-crf', X264_CRF, '-pix_fmt', 'yuv420p',
-      '-movflags', '+faststart', '-f', 'mp4', file,
-    ];
+    const args = encoderArgs(file, options);
     let exited: (e: Extract<PipeEvent, { op: 'exit' }>) => void;
     this.exited = new Promise((resolve) => (exited = resolve));
     this.stream = openPipeStream((event) => {
