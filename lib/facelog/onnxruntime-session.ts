@@ -12,7 +12,8 @@ import { binding, initOrt } from 'onnxruntime-node/dist/binding.js';
  * onnxruntime's second thread spins while it waits for work. On a busy 2-core machine (load 3-4)
  * a BlazeFace pass on two threads took longer than on one (23.3 against 18.3 ms at 256 px), and a
  * 2-minute 1080p face log 69.3 s against 43.2 s (`bench-long-video.js --minutes 2`, one run after
- * the other); with spinning off, 1500 frames of it took 30.8 s against 26.3-28.8 s on one thread.
+ * the other). With spinning off, 1500 frames of the 720p one took 18.2-18.9 s against 16.6-19.9 s
+ * on one thread (interleaved, quiet): no gain.
  */
 const FORWARD_THREADS = 1;
 

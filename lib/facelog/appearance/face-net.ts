@@ -3,9 +3,10 @@
 // crop as [1, 3, size, size] RGB planes of 0..255: their normalisation is inside the model, so the
 // blob is the crop as it is.
 //
-// Measured, 50 passes of one crop in one process, quiet 2-core machine: the descriptor (150 px)
-// 4.7 ms in onnxruntime on one thread against 8.6 ms wall and 16.6 ms CPU in OpenCV DNN on two
-// (13.0 ms on one); the gender net (112 px) 1.4 ms against 4.3 ms wall, 8.5 ms CPU (6.3 on one).
+// Measured, 50 passes of one crop in one process on this 2-core machine, twice (once with a bench
+// running beside it), CPU time per pass: the descriptor (150 px) 4.7-5.1 ms in onnxruntime on one
+// thread against 16.6-19.4 ms in OpenCV DNN on two (13.0-19.9 on one); the gender net (112 px)
+// 1.4 ms against 7.6-8.5 ms (6.3-8.8 on one).
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import cv, { withThreads } from '../../video/opencv.js';
