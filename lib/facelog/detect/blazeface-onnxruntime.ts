@@ -1,6 +1,6 @@
 // BlazeFace's forward pass in onnxruntime (CPU): the network of blazeface-opencv.ts, widened for
-// onnxruntime's blocked layout (model-sizes.ts, blazeFaceWideModelFile), in about a third of the
-// time (tile-runtime.ts), run synchronously (onnxruntime-session.ts).
+// onnxruntime's blocked layout (model-sizes.ts, blazeFaceWideModelFile), in under a third of
+// OpenCV DNN's time (tile-runtime.ts), run synchronously (onnxruntime-session.ts).
 import path from 'node:path';
 import { loadOnnxNet, type OnnxNet } from '../onnxruntime-session.js';
 import { generateAnchors } from './anchors.js';
