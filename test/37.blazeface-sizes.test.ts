@@ -11,8 +11,8 @@ import { loadTileModel, type TileModel } from '../lib/facelog/detect/blazeface.j
 import { DETECTOR_RUNTIMES, type DetectorRuntime } from '../lib/facelog/detect/tile-runtime.js';
 import { blazeFaceModelFile, blazeFaceWideModelFile, MODEL_INPUT_SIZE, MODEL_SIZES } from '../lib/facelog/detect/model-sizes.js';
 import { loadOnnxNet } from '../lib/facelog/onnxruntime-session.js';
-import { readFloats } from '../lib/facelog/detect/blazeface-opencv.js';
-import { inputBlob } from '../lib/facelog/detect/tile-runtime.js';
+import { readFloats } from '../lib/facelog/mat-floats.js';
+import { decodeOutputs, inputBlob } from '../lib/facelog/detect/tile-runtime.js';
 import { LOST_FACE_MARGIN, planTiles, TRACKED_FACE_MARGIN } from '../lib/facelog/detect/tiles.js';
 import type { RawFace } from '../lib/facelog/detect/decode.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -185,7 +185,7 @@ describe('BlazeFace rewritten for NCHW tiles of 128, 192 and 256 px', function (
       expect(worst, `at ${size}`).to.be.below(WIDENED_OUTPUT_TOLERANCE);
       // The face is found, and the same (not all-zero outputs agreeing by accident).
       const anchors = generateAnchors(size);
-      const found = decodeFaces(Float32Array.from([...b[0], ...b[1]]), Float32Array.from([...b[2], ...b[3]]), anchors, 0.5);
+      const found = decodeOutputs(b, anchors, 0.5);
       expect(found.length, `faces at ${size}`).to.be.at.least(1);
     }
   });

@@ -40,10 +40,12 @@ function newFile(dataDir: string, folder: string, ext: string, createFolder: boo
   return { id, file, absolute };
 }
 
-/** Removes reference and capture files no row names that are older than the grace; returns how many. */
+/**
+ * Removes reference files no row names that are older than the grace; returns how many. Capture
+ * pictures have their own, more frequent sweep (sweepCaptureFiles).
+ */
 export async function sweepReferenceFiles(dataDir: string, db: Database, now = Date.now(), graceMs = UNLISTED_REFERENCE_GRACE_MS): Promise<number> {
-  const references = await sweepUnlisted(dataDir, REFERENCES_DIR, await listedReferenceFiles(db), now, graceMs);
-  return references + (await sweepUnlisted(dataDir, CAPTURES_DIR, await listedCaptureFiles(db), now, graceMs));
+  return sweepUnlisted(dataDir, REFERENCES_DIR, await listedReferenceFiles(db), now, graceMs);
 }
 
 /**

@@ -97,7 +97,7 @@ function one<T>(list: T[], what: string): T {
 }
 
 /** The values of an int64 tensor, from raw_data or int64_data. */
-function int64Values(tensor: ProtoField[]): number[] {
+export function int64Values(tensor: ProtoField[]): number[] {
   const raw = messages(tensor, TENSOR_RAW_DATA)[0];
   if (raw) {
     const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);

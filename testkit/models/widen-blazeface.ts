@@ -14,6 +14,7 @@
 // add zero ones: [x 24, 0 x 8] to [x 24, 0 x 24]. The outputs are the same up to float rounding
 // (test/37).
 import { editMessages, messages, readFields, stringOf, stringsOf, writeFields, type ProtoField } from './proto-fields.js';
+import { int64Values } from './rewrite-blazeface.js';
 
 /** The stage's width in the package model, and what it becomes. */
 const NARROW = 24;
@@ -38,7 +39,6 @@ const TENSOR_DATA_TYPE = 2;
 const TENSOR_NAME = 8;
 const TENSOR_RAW_DATA = 9;
 const FLOAT = 1;
-const INT64 = 7;
 
 /** Ops that keep their input's channels: a widened input makes a widened output. */
 const CHANNEL_PRESERVING = new Set(['Relu', 'Add', 'MaxPool']);
@@ -98,7 +98,7 @@ export function widenBlazeFace(model: Uint8Array): Uint8Array {
       const [x, zeros] = stringsOf(n, NODE_INPUT);
       const maker = nodes.find((m) => stringsOf(m, NODE_OUTPUT)[0] === zeros);
       if (!maker || op(maker) !== 'ConstantOfShape') throw new Error(`BlazeFace: Concat ${output} does not pad with zeros`);
-      const [, padded] = int64s(initializers.get(stringsOf(maker, NODE_INPUT)[0])!);
+      const [, padded] = int64Values(initializers.get(stringsOf(maker, NODE_INPUT)[0])!);
       const channels = wide.has(x) ? NARROW : channelsOf.get(x);
       if (channels === undefined) throw new Error(`BlazeFace: Concat ${output} pads a tensor of unknown width`);
       const inputs = wide.has(x) ? WIDE : channels;
@@ -167,14 +167,6 @@ function floats(t: ProtoField[]): Float32Array {
   if (Number(type) !== FLOAT || !raw || raw.length % 4) throw new Error(`BlazeFace: ${stringOf(t, TENSOR_NAME)} is not a float tensor with raw data (${raw?.length} bytes)`);
   // A copy of its own (a Buffer's slice() is a view, and need not be 4-byte aligned).
   return new Float32Array(Uint8Array.prototype.slice.call(raw).buffer);
-}
-
-function int64s(t: ProtoField[]): number[] {
-  const type = t.find((f) => f.field === TENSOR_DATA_TYPE)?.value;
-  const [raw] = messages(t, TENSOR_RAW_DATA);
-  if (Number(type) !== INT64 || !raw) throw new Error(`BlazeFace: ${stringOf(t, TENSOR_NAME)} is not an int64 tensor with raw data`);
-  const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-  return Array.from({ length: raw.byteLength / 8 }, (_, i) => Number(view.getBigInt64(i * 8, true)));
 }
 
 /** Tensor `t` with new dims and raw data; its name and type stay. */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import cv, { withThreads } from '../../video/opencv.js';
 import { DEFAULT_FACE_DETECTOR_RUNTIME, type FaceDetectorRuntime } from '../../config.js';
 import { loadOnnxNet } from '../onnxruntime-session.js';
-import { readFloats } from '../detect/blazeface-opencv.js';
+import { readFloats } from '../mat-floats.js';
 
 /**
  * OpenCV threads of a forward pass: the worker's main thread is the face log's critical path, with

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { loadOnnxNet, type OnnxNet } from '../onnxruntime-session.js';
 import { generateAnchors } from './anchors.js';
 import { blazeFaceWideModelFile } from './model-sizes.js';
-import { decodeFaces, REGRESSOR_VALUES } from './decode.js';
-import { readFloats } from './blazeface-opencv.js';
-import { BLAZEFACE_OUTPUTS, inputBlob, MIN_SCORE, type TileModel } from './tile-runtime.js';
+import { REGRESSOR_VALUES } from './decode.js';
+import { readFloats } from '../mat-floats.js';
+import { BLAZEFACE_OUTPUTS, decodeOutputs, inputBlob, MIN_SCORE, type TileModel } from './tile-runtime.js';
 import type { TileSize } from './tiles.js';
 
 /** The model for `size` x `size` tiles (model-sizes.ts) in onnxruntime, reporting faces that score at least `minScore`. */
@@ -15,17 +15,7 @@ export function loadOnnxRuntimeTileModel(modelDir: string, size: TileSize, minSc
   const net = loadOnnxNet(path.join(modelDir, blazeFaceWideModelFile(size)));
   const anchors = generateAnchors(size);
   checkShapes(net, size, anchors.length);
-  return (tile) => {
-    const blob = inputBlob(tile, size);
-    const [logits16, logits32, boxes16, boxes32] = net.run(readFloats(blob, 3 * size, size), BLAZEFACE_OUTPUTS);
-    const logits = new Float32Array(logits16.length + logits32.length);
-    logits.set(logits16);
-    logits.set(logits32, logits16.length);
-    const regressors = new Float32Array(boxes16.length + boxes32.length);
-    regressors.set(boxes16);
-    regressors.set(boxes32, boxes16.length);
-    return decodeFaces(logits, regressors, anchors, minScore);
-  };
+  return (tile) => decodeOutputs(net.run(readFloats(inputBlob(tile, size), 3 * size, size), BLAZEFACE_OUTPUTS), anchors, minScore);
 }
 
 /** The model's input must be one size x size tile and its outputs match the anchors (896 for the 256 model), or every box is wrong. */

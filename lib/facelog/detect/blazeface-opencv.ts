@@ -5,8 +5,9 @@ import path from 'node:path';
 import cv, { withThreads } from '../../video/opencv.js';
 import { generateAnchors } from './anchors.js';
 import { blazeFaceModelFile } from './model-sizes.js';
-import { decodeFaces, REGRESSOR_VALUES } from './decode.js';
-import { BLAZEFACE_OUTPUTS, inputBlob, MIN_SCORE, type TileModel } from './tile-runtime.js';
+import { REGRESSOR_VALUES } from './decode.js';
+import { BLAZEFACE_OUTPUTS, decodeOutputs, inputBlob, MIN_SCORE, type TileModel } from './tile-runtime.js';
+import { readFloats } from '../mat-floats.js';
 import type { TileSize } from './tiles.js';
 
 /**
@@ -28,9 +29,8 @@ export function loadOpenCvTileModel(modelDir: string, size: TileSize, minScore =
     const [logits16, logits32, boxes16, boxes32] = withThreads(FORWARD_THREADS, () => net.forward(BLAZEFACE_OUTPUTS));
     const n16 = logits16.sizes[1];
     const n32 = logits32.sizes[1];
-    const logits = concat(readFloats(logits16, 1, n16), readFloats(logits32, 1, n32));
-    const regressors = concat(readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES));
-    return decodeFaces(logits, regressors, anchors, minScore);
+    const outputs = [readFloats(logits16, 1, n16), readFloats(logits32, 1, n32), readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES)];
+    return decodeOutputs(outputs, anchors, minScore);
   };
 }
 
@@ -49,18 +49,4 @@ function checkOutputs(net: cv.Net, size: TileSize, anchors: number): void {
     const shapes = [logits16, logits32, boxes16, boxes32].map((m) => m.sizes.join('x')).join(', ');
     throw new Error(`${blazeFaceModelFile(size)}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
   }
-}
-
-/** The floats of a DNN output (getData() throws on n-dimensional Mats; flattenFloat views them). */
-export function readFloats(output: cv.Mat, rows: number, cols: number): Float32Array {
-  const bytes = output.flattenFloat(rows, cols).getData();
-  if (bytes.byteOffset % 4 === 0) return new Float32Array(bytes.buffer, bytes.byteOffset, rows * cols);
-  return new Float32Array(Uint8Array.prototype.slice.call(bytes).buffer);
-}
-
-function concat(a: Float32Array, b: Float32Array): Float32Array {
-  const out = new Float32Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }

@@ -17,7 +17,7 @@ export function blazeFaceModelFile(size: ModelSize): string {
 
 /**
  * The same network with its 24-channel stage 32 wide, for onnxruntime's blocked layout
- * (testkit/models/widen-blazeface.ts): the same outputs up to float rounding, in about 40% less
+ * (testkit/models/widen-blazeface.ts): the same outputs up to float rounding, in 35-40% less
  * time there. OpenCV DNN runs the narrow file, which it runs no slower than the wide one.
  */
 export function blazeFaceWideModelFile(size: ModelSize): string {

@@ -11,7 +11,8 @@
 // onnxruntime runs the widened files (model-sizes.ts, blazeFaceWideModelFile): 4.9 ms at 256 and
 // 1.2 ms at 128 (against 8.0 and 1.9 for the narrow files, the same minutes, quiet).
 import cv from '../../video/opencv.js';
-import type { RawFace } from './decode.js';
+import { decodeFaces, type RawFace } from './decode.js';
+import type { Anchor } from './anchors.js';
 
 /**
  * Smallest score (after the sigmoid) reported, MediaPipe's own threshold for this model. Measured:
@@ -37,6 +38,17 @@ export {
 
 /** Faces (model-input pixels) that BlazeFace finds in one square BGR tile of its input size. */
 export type TileModel = (tile: cv.Mat) => RawFace[];
+
+/** BlazeFace's four outputs (BLAZEFACE_OUTPUTS order) as faces scoring at least `minScore`. */
+export function decodeOutputs([logits16, logits32, boxes16, boxes32]: Float32Array[], anchors: Anchor[], minScore: number): RawFace[] {
+  const logits = new Float32Array(logits16.length + logits32.length);
+  logits.set(logits16);
+  logits.set(logits32, logits16.length);
+  const regressors = new Float32Array(boxes16.length + boxes32.length);
+  regressors.set(boxes16);
+  regressors.set(boxes32, boxes16.length);
+  return decodeFaces(logits, regressors, anchors, minScore);
+}
 
 /** A BGR tile as the model's input: NCHW, RGB, (v - 127.5) / 127.5. */
 export function inputBlob(tile: cv.Mat, size: number): cv.Mat {
