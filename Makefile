@@ -125,8 +125,8 @@ test: build models fixtures
 # first use (about 5 minutes each on 2 cores). The face-log bench set (51 videos) is generated on
 # first use too (8 minutes). The load bench submits a clip cut from the face-log test set. The
 # long-video bench (a 10-minute 1080p face log, about 4.5 minutes after 6.5 of its three baseline
-# decodes, then 5 minutes of 720p, about 2.5 in all: half of the 10-minute 720p run) joins the face-log bench set's videos into its
-# videos on first use (3 minutes each). The stills
+# decodes, then 5 minutes of 720p, about 2.5 in all: half of the 10-minute 720p run) joins the
+# face-log bench set's videos into its videos on first use (3 minutes each). The stills
 # bench runs 60 stills of the calibration draw (seed 11) and 60 of the held-out draw (seed 12),
 # each generated on first use (10 s), about 1.5 minutes each.
 # The queue bench (about 5 minutes) and the cluster load bench (one box, one PostgreSQL node, then

@@ -15,8 +15,8 @@
 // the bench set, vtest.avi itself scaled to 1920x1080 at 25 fps (no faces). Cached under
 // test/fixtures/generated/long-video.
 //
-// Options: --minutes N (10; the face log runs at about 2x real time at 1080p on 2 cores, so
-//          the default takes about 5 minutes plus 1 of the two baseline decodes; --minutes 2 for a quick run)
+// Options: --minutes N (10; the face log runs at about 2.4x real time at 1080p on 2 cores, so
+//          the default takes about 4.5 minutes after 6.5 of the three baselines; --minutes 2 for a quick run)
 //          --resolution WxH (1920x1080; 1280x720 or 640x480: the bench set's videos of that size)
 // The job's time limit is the service's default (60 s + FACE_LOG_MS_PER_FRAME 400 ms per frame,
 // 101 minutes for 10 minutes of video); set FACE_LOG_MS_PER_FRAME in the environment to change it.

@@ -8,11 +8,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
 import { loadTileModel, type TileModel } from '../lib/facelog/detect/blazeface.js';
-import { DETECTOR_RUNTIMES, type DetectorRuntime } from '../lib/facelog/detect/tile-runtime.js';
 import { blazeFaceModelFile, blazeFaceWideModelFile, MODEL_INPUT_SIZE, MODEL_SIZES } from '../lib/facelog/detect/model-sizes.js';
 import { loadOnnxNet } from '../lib/facelog/onnxruntime-session.js';
-import { readFloats } from '../lib/facelog/mat-floats.js';
-import { decodeOutputs, inputBlob } from '../lib/facelog/detect/tile-runtime.js';
+import { BLAZEFACE_OUTPUTS, decodeOutputs, DETECTOR_RUNTIMES, inputBlob, MIN_SCORE, type DetectorRuntime } from '../lib/facelog/detect/tile-runtime.js';
 import { LOST_FACE_MARGIN, planTiles, TRACKED_FACE_MARGIN } from '../lib/facelog/detect/tiles.js';
 import type { RawFace } from '../lib/facelog/detect/decode.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -27,7 +25,6 @@ import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 
 const MODEL_DIR = path.resolve('native-models');
 const PACKAGE_MODEL = path.join(MODEL_DIR, BLAZEFACE_FILE);
-const OUTPUTS = ['Identity:0', 'Identity_1:0', 'Identity_2:0', 'Identity_3:0'];
 /**
  * A face in the middle of a small tile against the same face in the middle of a 256 tile of the
  * same picture: the network is the same, only what lies beyond the small tile's edge differs.
@@ -64,7 +61,7 @@ function packageModel(minScore: number): (tile: cv.Mat) => RawFace[] {
   return (tile) => {
     view.setData(tile.cvtColor(cv.COLOR_BGR2RGB).convertTo(cv.CV_32FC3, 1 / 127.5, -1).getData());
     net.setInput(input);
-    const [l16, l32, b16, b32] = net.forward(OUTPUTS);
+    const [l16, l32, b16, b32] = net.forward(BLAZEFACE_OUTPUTS);
     const logits = Float32Array.from([...floats(l16, 1, 512), ...floats(l32, 1, 384)]);
     const regressors = Float32Array.from([...floats(b16, 512, REGRESSOR_VALUES), ...floats(b32, 384, REGRESSOR_VALUES)]);
     return decodeFaces(logits, regressors, anchors, minScore);
@@ -174,18 +171,18 @@ describe('BlazeFace rewritten for NCHW tiles of 128, 192 and 256 px', function (
       const narrow = loadOnnxNet(path.join(MODEL_DIR, blazeFaceModelFile(size)));
       const wide = loadOnnxNet(path.join(MODEL_DIR, blazeFaceWideModelFile(size)));
       const off = (256 - size) / 2;
-      const input = readFloats(inputBlob(frame.getRegion(new cv.Rect(100 + off, 60 + off, size, size)), size), 3 * size, size);
-      const a = narrow.run(input, OUTPUTS);
-      const b = wide.run(input, OUTPUTS);
+      const input = inputBlob(frame.getRegion(new cv.Rect(100 + off, 60 + off, size, size)), size);
+      const a = narrow.run(input, BLAZEFACE_OUTPUTS);
+      const b = wide.run(input, BLAZEFACE_OUTPUTS);
       let worst = 0;
       a.forEach((values, k) => {
-        expect(b[k].length, `${OUTPUTS[k]} at ${size}`).to.equal(values.length);
+        expect(b[k].length, `${BLAZEFACE_OUTPUTS[k]} at ${size}`).to.equal(values.length);
         values.forEach((v, i) => (worst = Math.max(worst, Math.abs(v - b[k][i]))));
       });
       expect(worst, `at ${size}`).to.be.below(WIDENED_OUTPUT_TOLERANCE);
       // The face is found, and the same (not all-zero outputs agreeing by accident).
       const anchors = generateAnchors(size);
-      const found = decodeOutputs(b, anchors, 0.5);
+      const found = decodeOutputs(b, anchors, MIN_SCORE);
       expect(found.length, `faces at ${size}`).to.be.at.least(1);
     }
   });

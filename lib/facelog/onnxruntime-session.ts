@@ -6,6 +6,8 @@
 // package's public face; test/35, test/37 and test/40 run it.
 import { Tensor } from 'onnxruntime-node';
 import { binding, initOrt } from 'onnxruntime-node/dist/binding.js';
+import type cv from '../video/opencv.js';
+import { readFloats } from './mat-floats.js';
 
 /**
  * Threads of a forward pass. One: the ffmpeg decoder and encoder take the other core, and
@@ -25,8 +27,8 @@ export interface OnnxNet {
   readonly input: { name: string; shape: readonly number[] };
   /** Shapes of the model's outputs by name. */
   outputShape(name: string): readonly number[] | undefined;
-  /** Runs the net on `data` (of the input's shape) and answers the named outputs' floats, in order. */
-  run(data: Float32Array, outputs: readonly string[]): Float32Array[];
+  /** Runs the net on `blob` (an OpenCV DNN blob of the input's shape) and answers the named outputs' floats, in order. */
+  run(blob: cv.Mat, outputs: readonly string[]): Float32Array[];
 }
 
 export function loadOnnxNet(file: string): OnnxNet {
@@ -41,14 +43,17 @@ export function loadOnnxNet(file: string): OnnxNet {
   });
   if (session.inputMetadata.length !== 1) throw new Error(`${file}: expected one input, got ${session.inputMetadata.length}`);
   const { name, shape } = session.inputMetadata[0];
+  // The blob's floats as one 2-D view: its first dimensions as rows, its last as columns.
+  const cols = shape[shape.length - 1];
+  const rows = shape.reduce((n, d) => n * d, 1) / cols;
   // Every output is fetched, in the model's order: the binding names the results by position, so
   // fetching `age` alone of the gender net's [gender, age] answers its value under `gender`'s name.
   const fetches = Object.fromEntries(session.outputMetadata.map((m) => [m.name, null]));
   return {
     input: { name, shape },
     outputShape: (output) => session.outputMetadata.find((m) => m.name === output)?.shape,
-    run(data, outputs) {
-      const out = session.run({ [name]: new Tensor('float32', data, shape) }, fetches, {});
+    run(blob, outputs) {
+      const out = session.run({ [name]: new Tensor('float32', readFloats(blob, rows, cols), shape) }, fetches, {});
       return outputs.map((o) => {
         const value = out[o] as Tensor | undefined;
         if (!value) throw new Error(`${file}: no output ${o}`);

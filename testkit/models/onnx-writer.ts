@@ -137,6 +137,17 @@ export class OnnxGraph {
   }
 }
 
+/** One float initializer's TensorProto bytes (for rewrites of an existing model). */
+export function floatTensor(name: string, dims: number[], values: Float32Array): Uint8Array {
+  checkSize(name, dims, values.length);
+  return encodeTensor({ name, dims, type: FLOAT, raw: littleEndian(values) }).finish();
+}
+
+/** One NodeProto's bytes (for rewrites of an existing model). */
+export function onnxNode(op: string, inputs: string[], outputs: string[], name: string, attributes: Record<string, Attribute> = {}): Uint8Array {
+  return encodeNode({ op, inputs, outputs, attributes }, name).finish();
+}
+
 function checkSize(name: string, dims: number[], length: number): void {
   const expected = dims.reduce((a, b) => a * b, 1);
   if (expected !== length) throw new Error(`${name}: ${length} values for dims [${dims}] (${expected})`);

@@ -12,34 +12,34 @@
 // OpenCV 4.6, one thread: 25 ms at 256, 13.5 at 192, 6 at 128), so a small region of the frame
 // need not pay for a whole 256 tile.
 import { editMessages, messages, readFields, stringOf, stringsOf, writeFields, type ProtoField } from './proto-fields.js';
+import {
+  MODEL_GRAPH,
+  GRAPH_NODE,
+  GRAPH_INITIALIZER,
+  GRAPH_INPUT,
+  GRAPH_OUTPUT,
+  GRAPH_VALUE_INFO,
+  NODE_INPUT,
+  NODE_OUTPUT,
+  NODE_OP_TYPE,
+  TENSOR_DIMS,
+  TENSOR_DATA_TYPE,
+  TENSOR_INT64_DATA,
+  TENSOR_NAME,
+  TENSOR_RAW_DATA,
+  VALUE_INFO_NAME,
+  VALUE_INFO_TYPE,
+  TYPE_TENSOR,
+  TENSOR_TYPE_SHAPE,
+  SHAPE_DIM,
+  DIM_VALUE,
+  INT64,
+} from './onnx-fields.js';
 
 /** The package model's input side. */
 export const SOURCE_SIZE = 256;
 /** The coarsest feature map's stride: the input side must be a multiple of it. */
 const MAX_STRIDE = 32;
-
-// Field numbers of onnx/onnx.proto.
-const MODEL_GRAPH = 7;
-const GRAPH_NODE = 1;
-const GRAPH_INITIALIZER = 5;
-const GRAPH_INPUT = 11;
-const GRAPH_OUTPUT = 12;
-const GRAPH_VALUE_INFO = 13;
-const NODE_INPUT = 1;
-const NODE_OUTPUT = 2;
-const NODE_OP_TYPE = 4;
-const TENSOR_DIMS = 1;
-const TENSOR_DATA_TYPE = 2;
-const TENSOR_INT64_DATA = 7;
-const TENSOR_NAME = 8;
-const TENSOR_RAW_DATA = 9;
-const VALUE_INFO_NAME = 1;
-const VALUE_INFO_TYPE = 2;
-const TYPE_TENSOR = 1;
-const TENSOR_TYPE_SHAPE = 2;
-const SHAPE_DIM = 1;
-const DIM_VALUE = 1;
-const INT64 = 7;
 
 /** The package's BlazeFace ONNX (`model`, NHWC 1x256x256x3 input) rewritten for an NCHW 1x3x`size`x`size` input. */
 export function rewriteBlazeFace(model: Uint8Array, size: number): Uint8Array {

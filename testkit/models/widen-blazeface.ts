@@ -15,30 +15,27 @@
 // (test/37).
 import { editMessages, messages, readFields, stringOf, stringsOf, writeFields, type ProtoField } from './proto-fields.js';
 import { int64Values } from './rewrite-blazeface.js';
+import { attr, floatTensor, onnxNode } from './onnx-writer.js';
+import {
+  MODEL_GRAPH,
+  GRAPH_NODE,
+  GRAPH_INITIALIZER,
+  NODE_INPUT,
+  NODE_OUTPUT,
+  NODE_OP_TYPE,
+  NODE_ATTRIBUTE,
+  ATTRIBUTE_NAME,
+  ATTRIBUTE_I,
+  TENSOR_DIMS,
+  TENSOR_DATA_TYPE,
+  TENSOR_NAME,
+  TENSOR_RAW_DATA,
+  FLOAT,
+} from './onnx-fields.js';
 
 /** The stage's width in the package model, and what it becomes. */
 const NARROW = 24;
 const WIDE = 32;
-
-// Field numbers of onnx/onnx.proto.
-const MODEL_GRAPH = 7;
-const GRAPH_NODE = 1;
-const GRAPH_INITIALIZER = 5;
-const NODE_INPUT = 1;
-const NODE_OUTPUT = 2;
-const NODE_NAME = 3;
-const NODE_OP_TYPE = 4;
-const NODE_ATTRIBUTE = 5;
-const ATTRIBUTE_NAME = 1;
-const ATTRIBUTE_I = 3;
-const ATTRIBUTE_INTS = 8;
-const ATTRIBUTE_TYPE = 20;
-const ATTRIBUTE_TYPE_INTS = 7;
-const TENSOR_DIMS = 1;
-const TENSOR_DATA_TYPE = 2;
-const TENSOR_NAME = 8;
-const TENSOR_RAW_DATA = 9;
-const FLOAT = 1;
 
 /** Ops that keep their input's channels: a widened input makes a widened output. */
 const CHANNEL_PRESERVING = new Set(['Relu', 'Add', 'MaxPool']);
@@ -79,8 +76,8 @@ export function widenBlazeFace(model: Uint8Array): Uint8Array {
       if (widenIn && group === 1 && i !== NARROW) throw new Error(`BlazeFace: Conv ${output} takes ${i} channels of a 24-channel tensor`);
       if (widenOut || widenIn) {
         const inWide = widenIn && group === 1 ? WIDE : i;
-        edits.set(w, (t) => floatTensor(t, [widenOut ? WIDE : o, inWide, kh, kw], padWeights(floats(t), [o, i, kh, kw], widenOut ? WIDE : o, inWide)));
-        if (b && widenOut) edits.set(b, (t) => floatTensor(t, [WIDE], padWeights(floats(t), [o, 1, 1, 1], WIDE, 1)));
+        edits.set(w, (t) => withFloats(t, [widenOut ? WIDE : o, inWide, kh, kw], padWeights(floats(t), [o, i, kh, kw], widenOut ? WIDE : o, inWide)));
+        if (b && widenOut) edits.set(b, (t) => withFloats(t, [WIDE], padWeights(floats(t), [o, 1, 1, 1], WIDE, 1)));
       }
       if (widenOut) wide.add(output);
       channelsOf.set(output, o);
@@ -111,7 +108,6 @@ export function widenBlazeFace(model: Uint8Array): Uint8Array {
     }
   });
   if (regroup.size === 0) throw new Error('BlazeFace: no 24-channel stage found');
-
   if (replaced.size === 0) throw new Error('BlazeFace: no shortcut padding found');
 
   const added: ProtoField[] = [];
@@ -126,17 +122,11 @@ export function widenBlazeFace(model: Uint8Array): Uint8Array {
     const w = `${concat.output}/identity_weights`;
     const b = `${concat.output}/identity_bias`;
     added.push(
-      { field: GRAPH_INITIALIZER, wireType: 2, value: writeFields(newFloatTensor(w, [concat.outputs, concat.inputs, 1, 1], weights)) },
-      { field: GRAPH_INITIALIZER, wireType: 2, value: writeFields(newFloatTensor(b, [concat.outputs], new Float32Array(concat.outputs))) },
+      { field: GRAPH_INITIALIZER, wireType: 2, value: floatTensor(w, [concat.outputs, concat.inputs, 1, 1], weights) },
+      { field: GRAPH_INITIALIZER, wireType: 2, value: floatTensor(b, [concat.outputs], new Float32Array(concat.outputs)) },
     );
-    return [
-      ...[concat.x, w, b].map((value) => ({ field: NODE_INPUT, wireType: 2, value: new TextEncoder().encode(value) })),
-      { field: NODE_OUTPUT, wireType: 2, value: new TextEncoder().encode(concat.output) },
-      { field: NODE_NAME, wireType: 2, value: new TextEncoder().encode(`${concat.output}/identity`) },
-      { field: NODE_OP_TYPE, wireType: 2, value: new TextEncoder().encode('Conv') },
-      // OpenCV DNN wants the kernel's shape spelled out.
-      { field: NODE_ATTRIBUTE, wireType: 2, value: writeFields(intsAttribute('kernel_shape', [1, 1])) },
-    ];
+    // OpenCV DNN wants the kernel's shape spelled out.
+    return readFields(onnxNode('Conv', [concat.x, w, b], [concat.output], `${concat.output}/identity`, { kernel_shape: attr.ints([1, 1]) }));
   });
   // The ConstantOfShape nodes go, and the shapes they read with them.
   const droppedBytes = new Set(messages(newGraph, GRAPH_NODE).filter((_, i) => dropped.has(i)));
@@ -169,26 +159,9 @@ function floats(t: ProtoField[]): Float32Array {
   return new Float32Array(Uint8Array.prototype.slice.call(raw).buffer);
 }
 
-/** Tensor `t` with new dims and raw data; its name and type stay. */
-function withData(t: ProtoField[], dims: number[], raw: Uint8Array): ProtoField[] {
-  const kept = t.filter((f) => f.field !== TENSOR_DIMS && f.field !== TENSOR_RAW_DATA);
-  return [...dims.map((d) => ({ field: TENSOR_DIMS, wireType: 0, value: BigInt(d) })), ...kept, { field: TENSOR_RAW_DATA, wireType: 2, value: raw }];
-}
-
-function floatTensor(t: ProtoField[], dims: number[], values: Float32Array): ProtoField[] {
-  return withData(t, dims, new Uint8Array(values.buffer));
-}
-
-function newFloatTensor(name: string, dims: number[], values: Float32Array): ProtoField[] {
-  return withData([{ field: TENSOR_DATA_TYPE, wireType: 0, value: BigInt(FLOAT) }, { field: TENSOR_NAME, wireType: 2, value: new TextEncoder().encode(name) }], dims, new Uint8Array(values.buffer));
-}
-
-function intsAttribute(name: string, values: number[]): ProtoField[] {
-  return [
-    { field: ATTRIBUTE_NAME, wireType: 2, value: new TextEncoder().encode(name) },
-    ...values.map((v) => ({ field: ATTRIBUTE_INTS, wireType: 0, value: BigInt(v) })),
-    { field: ATTRIBUTE_TYPE, wireType: 0, value: BigInt(ATTRIBUTE_TYPE_INTS) },
-  ];
+/** Float initializer `t` with new dims and values, under its own name. */
+function withFloats(t: ProtoField[], dims: number[], values: Float32Array): ProtoField[] {
+  return readFields(floatTensor(stringOf(t, TENSOR_NAME)!, dims, values));
 }
 
 function intAttribute(node: ProtoField[], name: string): number | undefined {

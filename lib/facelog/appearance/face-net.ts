@@ -37,7 +37,7 @@ export function loadFaceNet(modelDir: string, file: string, size: number, runtim
     const net = loadOnnxNet(model);
     return {
       run(crop, output, length) {
-        const [values] = net.run(readFloats(blob(crop), 3 * size, size), [output]);
+        const [values] = net.run(blob(crop), [output]);
         return values.slice(0, length);
       },
     };

@@ -1,12 +1,12 @@
 // BlazeFace's forward pass in OpenCV DNN: one tile of the model's input size to raw faces. The
-// runtime the project's design names; blazeface-onnxruntime.ts runs the same model files faster
+// runtime the project's design names; blazeface-onnxruntime.ts runs the same network faster
 // (tile-runtime.ts says by how much).
 import path from 'node:path';
 import cv, { withThreads } from '../../video/opencv.js';
 import { generateAnchors } from './anchors.js';
 import { blazeFaceModelFile } from './model-sizes.js';
 import { REGRESSOR_VALUES } from './decode.js';
-import { BLAZEFACE_OUTPUTS, decodeOutputs, inputBlob, MIN_SCORE, type TileModel } from './tile-runtime.js';
+import { BLAZEFACE_OUTPUTS, checkOutputShapes, decodeOutputs, inputBlob, MIN_SCORE, type TileModel } from './tile-runtime.js';
 import { readFloats } from '../mat-floats.js';
 import type { TileSize } from './tiles.js';
 
@@ -23,7 +23,9 @@ const FORWARD_THREADS = 2;
 export function loadOpenCvTileModel(modelDir: string, size: TileSize, minScore = MIN_SCORE): TileModel {
   const net = cv.readNetFromONNX(path.join(modelDir, blazeFaceModelFile(size)));
   const anchors = generateAnchors(size);
-  checkOutputs(net, size, anchors.length);
+  // A pass on a black tile shows the outputs' shapes.
+  net.setInput(inputBlob(new cv.Mat(size, size, cv.CV_8UC3, [0, 0, 0]), size));
+  checkOutputShapes(blazeFaceModelFile(size), net.forward(BLAZEFACE_OUTPUTS).map((m) => m.sizes), anchors.length);
   return (tile) => {
     net.setInput(inputBlob(tile, size));
     const [logits16, logits32, boxes16, boxes32] = withThreads(FORWARD_THREADS, () => net.forward(BLAZEFACE_OUTPUTS));
@@ -32,21 +34,4 @@ export function loadOpenCvTileModel(modelDir: string, size: TileSize, minScore =
     const outputs = [readFloats(logits16, 1, n16), readFloats(logits32, 1, n32), readFloats(boxes16, n16, REGRESSOR_VALUES), readFloats(boxes32, n32, REGRESSOR_VALUES)];
     return decodeOutputs(outputs, anchors, minScore);
   };
-}
-
-/** The model's outputs must match the anchors (896 for the 256 back model) or every box is wrong. */
-function checkOutputs(net: cv.Net, size: TileSize, anchors: number): void {
-  net.setInput(inputBlob(new cv.Mat(size, size, cv.CV_8UC3, [0, 0, 0]), size));
-  const [logits16, logits32, boxes16, boxes32] = net.forward(BLAZEFACE_OUTPUTS);
-  const n = logits16.sizes[1] + logits32.sizes[1];
-  const ok =
-    n === anchors &&
-    boxes16.sizes[1] === logits16.sizes[1] &&
-    boxes32.sizes[1] === logits32.sizes[1] &&
-    boxes16.sizes[2] === REGRESSOR_VALUES &&
-    boxes32.sizes[2] === REGRESSOR_VALUES;
-  if (!ok) {
-    const shapes = [logits16, logits32, boxes16, boxes32].map((m) => m.sizes.join('x')).join(', ');
-    throw new Error(`${blazeFaceModelFile(size)}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
-  }
 }

@@ -11,7 +11,7 @@
 // onnxruntime runs the widened files (model-sizes.ts, blazeFaceWideModelFile): 4.9 ms at 256 and
 // 1.2 ms at 128 (against 8.0 and 1.9 for the narrow files, the same minutes, quiet).
 import cv from '../../video/opencv.js';
-import { decodeFaces, type RawFace } from './decode.js';
+import { decodeFaces, REGRESSOR_VALUES, type RawFace } from './decode.js';
 import type { Anchor } from './anchors.js';
 
 /**
@@ -48,6 +48,23 @@ export function decodeOutputs([logits16, logits32, boxes16, boxes32]: Float32Arr
   regressors.set(boxes16);
   regressors.set(boxes32, boxes16.length);
   return decodeFaces(logits, regressors, anchors, minScore);
+}
+
+/**
+ * Throws unless BlazeFace's output shapes (BLAZEFACE_OUTPUTS order, `file`'s) match the anchors
+ * (896 for the 256 model): every box would be wrong.
+ */
+export function checkOutputShapes(file: string, [logits16, logits32, boxes16, boxes32]: readonly (readonly number[])[], anchors: number): void {
+  const ok =
+    logits16[1] + logits32[1] === anchors &&
+    boxes16[1] === logits16[1] &&
+    boxes32[1] === logits32[1] &&
+    boxes16[2] === REGRESSOR_VALUES &&
+    boxes32[2] === REGRESSOR_VALUES;
+  if (!ok) {
+    const shapes = [logits16, logits32, boxes16, boxes32].map((s) => s.join('x')).join(', ');
+    throw new Error(`${file}: outputs ${shapes} do not match ${anchors} anchors x ${REGRESSOR_VALUES} values`);
+  }
 }
 
 /** A BGR tile as the model's input: NCHW, RGB, (v - 127.5) / 127.5. */
