@@ -39,3 +39,21 @@ export function procChildren(pid: number): number[] {
     return [];
   }
 }
+
+/** Linux reports /proc CPU times in USER_HZ ticks, 100 a second on x86 and Arm. */
+const TICK_MS = 1000 / 100;
+
+/**
+ * CPU time in ms: the process's own (utime + stime, all its threads) and that of its children it
+ * has waited for (cutime + cstime: an exited ffmpeg counts once its parent has reaped it).
+ */
+export function procCpuMs(pid: number | 'self'): { own: number; children: number } {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The fields after the command name, which is in parentheses and may hold spaces.
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { own: (Number(f[11]) + Number(f[12])) * TICK_MS, children: (Number(f[13]) + Number(f[14])) * TICK_MS };
+  } catch {
+    return { own: 0, children: 0 };
+  }
+}

@@ -31,7 +31,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { quantile } from '../lib/stats.js';
-import { procChildren, procCmdline } from '../lib/proc-stats.js';
+import { procChildren, procCmdline, procCpuMs } from '../lib/proc-stats.js';
 import { spawnService, type ServiceProcess } from '../testkit/service.js';
 import { startRtspServer, type RtspServer } from '../testkit/rtsp-server.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
@@ -50,17 +50,10 @@ function arg(name: string, fallback: number): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const TICK_MS = 1000 / 100; // USER_HZ
-
-/** CPU ms of a process: its own (utime + stime), and with `children` also its waited-for children's (cutime + cstime). */
+/** CPU ms of a process: its own, and with `children` also its waited-for children's. */
 function cpuMs(pid: number | 'self', children = false): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12]) + (children ? Number(f[13]) + Number(f[14]) : 0)) * TICK_MS;
-  } catch {
-    return 0;
-  }
+  const cpu = procCpuMs(pid);
+  return cpu.own + (children ? cpu.children : 0);
 }
 
 /** The service's CPU: its process with its exited children (the captures' ffmpeg), and its worker processes. */

@@ -1,7 +1,9 @@
 // Accuracy and speed of the face log on the generated bench set (exact ground truth).
 //
-//   node build/scripts/bench-facelog.js [fixture dir] [--seed N] [--limit N] [--only PATTERN]
+//   node build/scripts/bench-facelog.js [fixture dir] [--seed N] [--limit N] [--only PATTERN] [--no-overlay]
 //
+// --no-overlay runs the face logs without their overlay video (no encoder; a face log always has
+// one, so this measures what the rest costs, not something the service offers).
 // Generates the bench set first when its manifest is missing. Runs each video through the whole
 // face log (detector, tracker, sightings, gender, overlay, XML, thumbnails) as a worker would, one
 // job at a time, and before it ffmpeg decoding the same video to BGR frames, into a pipe that
@@ -11,7 +13,9 @@
 // appearances by the overlap of their frame intervals; where the faces are, from the XML, decides
 // between people on screen together), duplicate rate, gender accuracy per true
 // gender, the share of truth faces >= 30 px that are in some track, processing fps, its ratio to
-// the video's own frame rate (x real time) and its time over each baseline's.
+// the video's own frame rate (x real time) and its time over each baseline's; then the CPU the
+// face logs took (this process's, and their ffmpeg children's) and the least time it needs spread
+// over all the machine's cores, over the decode into a pipe: how close any scheduling could come.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,6 +31,7 @@ import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type Facelog
 import { combineScores, scoreSightings, type PredictedSighting } from '../testkit/facelog-fixtures/score.js';
 import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
+import { procCpuMs } from '../lib/proc-stats.js';
 import type { Sighting } from '../lib/facelog/sightings/sighting.js';
 
 interface VideoOutcome {
@@ -40,6 +45,8 @@ interface VideoOutcome {
   coverage: Coverage;
   detectorTiles: number;
   detectorCost: number;
+  /** CPU ms of the face log: this process's (the analysis, and the threads that move frames to and from ffmpeg) and its ffmpeg decoder's and encoder's. */
+  cpu: { process: number; ffmpeg: number };
 }
 
 function parseArgs(argv: string[]) {
@@ -47,13 +54,15 @@ function parseArgs(argv: string[]) {
   let seed: number | undefined;
   let limit = Infinity;
   let only: RegExp | undefined;
+  let overlay = true;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--seed') seed = Number(argv[++i]);
     else if (argv[i] === '--limit') limit = Number(argv[++i]);
     else if (argv[i] === '--only') only = new RegExp(argv[++i]);
+    else if (argv[i] === '--no-overlay') overlay = false;
     else dir = argv[i];
   }
-  return { dir, seed, limit, only };
+  return { dir, seed, limit, only, overlay };
 }
 
 /** Each sighting with its faces, so that the scorer can tell apart people on screen together. */
@@ -100,7 +109,7 @@ function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
 }
 
 async function main() {
-  const { dir, seed, limit, only } = parseArgs(process.argv.slice(2));
+  const { dir, seed, limit, only, overlay } = parseArgs(process.argv.slice(2));
   let manifest = readFacelogManifest(dir);
   if (!manifest || (seed !== undefined && manifest.seed !== seed)) {
     console.log(`generating the face-log bench set in ${dir} ...`);
@@ -116,19 +125,23 @@ async function main() {
     const decode = await decodeBaseline(file, media);
     const out = path.join(results, String(i));
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
+    const ffmpeg0 = procCpuMs('self').children;
     const r = await runFaceLog(
       { jobId: `bench-${i}`, videoPath: file, videoName: v.file, resultsDir: out, width: media.width, height: media.height, fps: media.fps,
-        frames: media.frames, still: false, startFrame: 0, maxFrames: 0, minSize: 30, gender: true, trackThumbnails: false },
+        frames: media.frames, still: false, startFrame: 0, maxFrames: 0, minSize: 30, gender: true, trackThumbnails: false, overlayVideo: overlay },
       () => undefined,
     );
     const processMs = performance.now() - t0;
+    const used = process.cpuUsage(cpu0);
+    const cpu = { process: (used.user + used.system) / 1000, ffmpeg: procCpuMs('self').children - ffmpeg0 };
     // As the queue does once the job is final: the run wrote into a `.partial` folder of its own.
     publishResults(r.stagedResults);
     const xml = parseFaceLogXml(fs.readFileSync(path.join(out, xmlFile(`bench-${i}`)), 'utf8'));
     const coverage = faceCoverage(truth, xml.faces);
     const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });
-    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles, detectorCost: r.detectorCost });
+    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles, detectorCost: r.detectorCost, cpu });
     const s = scoreSightings(truth, sightings);
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
@@ -137,18 +150,18 @@ async function main() {
     );
   }
   fs.rmSync(results, { recursive: true, force: true });
+  if (!overlay) console.log('\nWithout the overlay video (--no-overlay): no encoder ran.');
   printTable(outcomes);
+  printCpu(outcomes);
   printMissed(outcomes);
 }
 
 function printTable(outcomes: VideoOutcome[]) {
-  const byRes = new Map<string, VideoOutcome[]>();
-  for (const o of outcomes) byRes.set(o.resolution, [...(byRes.get(o.resolution) ?? []), o]);
   const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
   console.log('\nFace log on the bench set (min_size 30, gender on, one job at a time on this machine)\n');
   console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame (in 256-px runs) | fps | x real time | time / decode into a pipe | time / decode to /dev/null | time / decode and encode only |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
-  for (const [res, list] of [...byRes.entries()].sort((a, b) => parseInt(a[0]) - parseInt(b[0]))) {
+  for (const [res, list] of byResolution(outcomes)) {
     // Scored per video (frame numbers are per video), then pooled.
     const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
     const g = (k: 'male' | 'female') => `${pct(total.gender[k].accuracy)} (${total.gender[k].classified})`;
@@ -166,6 +179,34 @@ function printTable(outcomes: VideoOutcome[]) {
       `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x | ${(processS / devNullS).toFixed(2)}x | ${(processS / transcodeS).toFixed(2)}x |`,
     );
   }
+}
+
+/**
+ * Where the face logs' time went in CPU, and the least time this machine needs for that CPU (all
+ * of it spread over every core): the face log can come no closer to the decode into a pipe than
+ * that, however its work is scheduled.
+ */
+function printCpu(outcomes: VideoOutcome[]) {
+  const cores = os.availableParallelism();
+  console.log(`\nCPU of the face logs (this process: the analysis and the threads moving frames; its ffmpeg children: decoder and overlay encoder), ${cores} cores\n`);
+  console.log('| resolution | face log time | this process CPU | decoder and encoder CPU | all CPU / cores: least time | least time / decode into a pipe | face log time / decode into a pipe |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const [res, list] of byResolution(outcomes)) {
+    const sum = (f: (o: VideoOutcome) => number) => list.reduce((n, o) => n + f(o), 0) / 1000;
+    const processS = sum((o) => o.processMs);
+    const pipeS = sum((o) => o.decode.pipeMs);
+    const own = sum((o) => o.cpu.process);
+    const ffmpeg = sum((o) => o.cpu.ffmpeg);
+    const least = (own + ffmpeg) / cores;
+    console.log(`| ${res} | ${processS.toFixed(1)} s | ${own.toFixed(1)} s | ${ffmpeg.toFixed(1)} s | ${least.toFixed(1)} s | ${(least / pipeS).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x |`);
+  }
+}
+
+/** Outcomes grouped by resolution, smallest first. */
+function byResolution(outcomes: VideoOutcome[]): [string, VideoOutcome[]][] {
+  const byRes = new Map<string, VideoOutcome[]>();
+  for (const o of outcomes) byRes.set(o.resolution, [...(byRes.get(o.resolution) ?? []), o]);
+  return [...byRes.entries()].sort((a, b) => parseInt(a[0]) - parseInt(b[0]));
 }
 
 function printMissed(outcomes: VideoOutcome[]) {

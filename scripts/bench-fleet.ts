@@ -33,7 +33,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { quantile } from '../lib/stats.js';
-import { procChildren } from '../lib/proc-stats.js';
+import { procChildren, procCpuMs } from '../lib/proc-stats.js';
 import { WORKER_MALLOC_ENV } from '../lib/jobs/worker-pool.js';
 import { spawnService, type ServiceProcess } from '../testkit/service.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
@@ -174,21 +174,9 @@ async function check(url: string, how: Path, camera: number, clips: Clip[]): Pro
 
 // ---- CPU accounting ----
 
-const TICK_MS = 1000 / 100; // USER_HZ
-
-function cpuMs(pid: number): number {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime, stime
-  } catch {
-    return 0;
-  }
-}
-
 function serviceCpu(service: ServiceProcess): { main: number; workers: number } {
   const pid = service.child.pid!;
-  return { main: cpuMs(pid), workers: procChildren(pid).reduce((sum, p) => sum + cpuMs(p), 0) };
+  return { main: procCpuMs(pid).own, workers: procChildren(pid).reduce((sum, p) => sum + procCpuMs(p).own, 0) };
 }
 
 interface PhaseResult {

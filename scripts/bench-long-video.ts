@@ -6,7 +6,9 @@
 // kernel's own peak, so spikes between two samples count too). Prints the peak per kind of
 // process, the worker's memory over the job, the job's duration, fps, x real time, and its ratio
 // to ffmpeg decoding the same video to BGR frames into a pipe that drops them, to /dev/null, and
-// to the face log's own decoder and encoder with no analysis between them (testkit/decode-baseline.ts).
+// to the face log's own decoder and encoder with no analysis between them (testkit/decode-baseline.ts),
+// then the CPU the job took (the worker's and its ffmpeg children's, from /proc) and the least
+// time that CPU needs on all the machine's cores.
 // Exits 1 when the job fails or a memory target is missed.
 //
 // The video: the 1080p face-log bench videos (test/fixtures/generated/facelog-bench, from
@@ -27,7 +29,7 @@ import path from 'node:path';
 import { spawnService } from '../testkit/service.js';
 import { decodeBaseline } from '../testkit/decode-baseline.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
-import { procChildren, procCmdline, procStatus } from '../lib/proc-stats.js';
+import { procChildren, procCmdline, procCpuMs, procStatus } from '../lib/proc-stats.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
@@ -163,6 +165,11 @@ function kindOf(pid: number): Kind {
 
 const mib = (bytes: number) => (bytes / MiB).toFixed(0);
 
+/** CPU ms of the service's workers by pid: their own, and their exited ffmpeg children's. */
+function workersCpu(service: number): Map<number, { own: number; children: number }> {
+  return new Map(procChildren(service).filter((pid) => kindOf(pid) === 'worker').map((pid) => [pid, procCpuMs(pid)]));
+}
+
 async function main(): Promise<void> {
   const minutes = minutesArg();
   const frames = Math.round(minutes * 60 * FPS);
@@ -181,6 +188,7 @@ async function main(): Promise<void> {
   try {
     const form = new FormData();
     form.append('video', await fs.openAsBlob(video.file, { type: 'video/mp4' }), path.basename(video.file));
+    const cpuBefore = workersCpu(service.child.pid!);
     const uploadStart = performance.now();
     const res = await fetch(`${service.url}/face_log`, { method: 'POST', headers: { authorization: AUTH }, body: form });
     const posted = (await res.json()) as { task?: { job_id: string }; error?: unknown };
@@ -201,6 +209,13 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, SAMPLE_MS));
     }
     const jobMs = performance.now() - accepted;
+    // Read before the pool could recycle a worker: a worker started during the job counts whole.
+    const cpu = { own: 0, children: 0 };
+    for (const [pid, after] of workersCpu(service.child.pid!)) {
+      const before = cpuBefore.get(pid) ?? { own: 0, children: 0 };
+      cpu.own += after.own - before.own;
+      cpu.children += after.children - before.children;
+    }
     memory.stop();
 
     if (!task.success) {
@@ -215,6 +230,13 @@ async function main(): Promise<void> {
       console.log(
         `Face log: ${(jobMs / 1000).toFixed(1)} s for ${task.frames_processed} frames: ${fps.toFixed(2)} fps, ` +
           `${(fps / FPS).toFixed(2)}x real time, ${(jobMs / plain.pipeMs).toFixed(2)}x the decode into a pipe, ${(jobMs / plain.devNullMs).toFixed(2)}x the decode to /dev/null, ${(jobMs / plain.transcodeMs).toFixed(2)}x the decode and encode alone; ${task.message}`,
+      );
+      // However the work were scheduled, its CPU spread over every core takes this long at least.
+      const cores = os.availableParallelism();
+      const leastMs = (cpu.own + cpu.children) / cores;
+      console.log(
+        `Face log CPU: worker ${(cpu.own / 1000).toFixed(1)} s (analysis and frame moving), its ffmpeg decoder and encoder ${(cpu.children / 1000).toFixed(1)} s; ` +
+          `spread over ${cores} cores at least ${(leastMs / 1000).toFixed(1)} s, ${(leastMs / plain.pipeMs).toFixed(2)}x the decode into a pipe`,
       );
     }
     console.log(`\nPeak resident memory (VmHWM and VmRSS from /proc every ${SAMPLE_MS / 1000} s), service on its defaults (WORKERS=${os.availableParallelism()}):`);

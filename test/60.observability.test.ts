@@ -1,4 +1,6 @@
-// GET /healthz, GET /metrics and the job_id on every log line about a job, on both job stores.
+// GET /healthz, GET /metrics and the job_id on every log line about a job, on both job stores;
+// and the /proc readers behind the memory metrics and the benches' CPU figures.
+import { spawnSync } from 'node:child_process';
 import os from 'node:os';
 import { expect } from 'chai';
 import pg from 'pg';
@@ -8,6 +10,7 @@ import { testMedia, type TestMedia } from '../testkit/media.js';
 import { until } from './helpers/until.js';
 import { describeBackends, sharedPostgres } from './helpers/backends.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { procCpuMs, procStatus } from '../lib/proc-stats.js';
 
 const MiB = 1024 * 1024;
 
@@ -271,5 +274,23 @@ describeBackends('observability: health, metrics, logs', function (backend) {
     const put = await api(`${svc.url}/face_log`, { method: 'PUT' });
     expect(put.status).to.equal(405);
     expect(put.headers.get('allow')!.split(', ').sort()).to.deep.equal(['GET', 'HEAD', 'POST']);
+  });
+});
+
+/** JavaScript that keeps its process busy until it has had `ms` more of CPU (a loaded machine gives less CPU than wall time). */
+const spinFor = (ms: number) => `const c = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }; const e = c() + ${ms}; while (c() < e);`;
+
+describe('/proc readers', () => {
+  it('procCpuMs counts this process\'s CPU and, once reaped, its children\'s; procStatus its memory', () => {
+    const before = procCpuMs('self');
+    new Function(spinFor(300))(); // this process
+    const child = spawnSync(process.execPath, ['-e', spinFor(300)]); // a child, waited for
+    expect(child.status).to.equal(0);
+    const after = procCpuMs('self');
+    // /proc counts in 10 ms ticks.
+    expect(after.own - before.own).to.be.within(250, 2000);
+    expect(after.children - before.children).to.be.within(250, 2000);
+    expect(procStatus(process.pid, 'VmRSS')).to.be.above(10 * MiB);
+    expect(procCpuMs(2 ** 22 + 1)).to.deep.equal({ own: 0, children: 0 }); // no such process
   });
 });
