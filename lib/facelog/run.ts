@@ -163,7 +163,10 @@ export async function runFaceLog(
     for (const t of tracks) {
       const crop = evidenceOf(t).bestCrop();
       // Sighting thumbnails keep the face (they exist to show it); a track's is blurred with the overlay.
-      if (crop) await writeThumbnail(partial, trackThumbnail(t)!, input.blur ? blurPicture(crop, THUMBNAIL_MARGIN) : crop);
+      if (!crop) continue;
+      const picture = input.blur ? blurPicture(crop, THUMBNAIL_MARGIN) : crop;
+      if (picture !== crop) crop.release();
+      await writeThumbnail(partial, trackThumbnail(t)!, picture);
     }
   }
 

@@ -8,6 +8,11 @@ import cv from '../../video/opencv.js';
 const THUMBNAIL_MIN_HEIGHT = 160;
 const JPEG_QUALITY = 90;
 
+/**
+ * Writes `crop` as a JPEG thumbnail. The caller hands `crop` over: it is released here with any
+ * resized copy, since the binding does not tell V8 how large a Mat is and nothing else would
+ * prompt their collection soon (opencv-setup.ts).
+ */
 export async function writeThumbnail(dir: string, file: string, crop: cv.Mat): Promise<void> {
   let image = crop;
   if (crop.rows < THUMBNAIL_MIN_HEIGHT) {
@@ -15,5 +20,7 @@ export async function writeThumbnail(dir: string, file: string, crop: cv.Mat): P
     image = crop.resize(THUMBNAIL_MIN_HEIGHT, Math.round(crop.cols * factor), 0, 0, cv.INTER_CUBIC);
   }
   const jpeg = cv.imencode('.jpg', image, [cv.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]);
+  image.release();
+  crop.release();
   await fs.writeFile(path.join(dir, file), jpeg);
 }
