@@ -50,17 +50,12 @@ function arg(name: string, fallback: number): number {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** CPU ms of a process: its own, and with `children` also its waited-for children's. */
-function cpuMs(pid: number | 'self', children = false): number {
-  const cpu = procCpuMs(pid);
-  return cpu.own + (children ? cpu.children : 0);
-}
-
 /** The service's CPU: its process with its exited children (the captures' ffmpeg), and its worker processes. */
 function serviceCpu(service: ServiceProcess): { main: number; workers: number } {
   const pid = service.child.pid!;
   const workers = procChildren(pid).filter((p) => procCmdline(p).includes('worker'));
-  return { main: cpuMs(pid, true), workers: workers.reduce((sum, p) => sum + cpuMs(p), 0) };
+  const main = procCpuMs(pid);
+  return { main: main.own + main.children, workers: workers.reduce((sum, p) => sum + procCpuMs(p).own, 0) };
 }
 
 /** 30 s of vtest.avi at 1280x720, H.264 with a key frame every second (a common camera setting). */
@@ -92,7 +87,7 @@ async function decodeLimit(urls: string[], seconds: number): Promise<{ rate: num
   let done = 0;
   let failed = 0;
   const start = performance.now();
-  const cpu0 = cpuMs('self', true) - cpuMs('self');
+  const cpu0 = procCpuMs('self').children;
   await Promise.all(
     Array.from({ length: CONCURRENT_READS }, async (_, i) => {
       for (let n = i; performance.now() < end; n += CONCURRENT_READS) {
@@ -101,7 +96,7 @@ async function decodeLimit(urls: string[], seconds: number): Promise<{ rate: num
       }
     }),
   );
-  const children = cpuMs('self', true) - cpuMs('self') - cpu0;
+  const children = procCpuMs('self').children - cpu0;
   return { rate: done / ((performance.now() - start) / 1000), failed, cpuMsPerCapture: children / Math.max(1, done + failed) };
 }
 
@@ -183,7 +178,7 @@ async function main(): Promise<void> {
     await sleep(INTERVAL_S * 1000); // the first captures learn references, and the first burst settles
     const d0 = await doneChecks(base);
     const c0 = serviceCpu(service);
-    const server0 = rtsp.pid ? cpuMs(rtsp.pid) : 0;
+    const server0 = rtsp.pid ? procCpuMs(rtsp.pid).own : 0;
     const t0 = performance.now();
     await sleep(capacityS * 1000);
     const checks = (await doneChecks(base)) - d0;
@@ -191,7 +186,7 @@ async function main(): Promise<void> {
     const c1 = serviceCpu(service);
     const perCheck = { main: (c1.main - c0.main) / checks, workers: (c1.workers - c0.workers) / checks };
     const cpuPerCheck = perCheck.main + perCheck.workers;
-    const serverShare = ((rtsp.pid ? cpuMs(rtsp.pid) : 0) - server0) / (performance.now() - t0);
+    const serverShare = ((rtsp.pid ? procCpuMs(rtsp.pid).own : 0) - server0) / (performance.now() - t0);
     console.log(
       `capacity: ${capacity.toFixed(2)} checks/s with ${cameras} cameras offered ${(cameras / INTERVAL_S).toFixed(1)}/s; ` +
         `CPU a check ${perCheck.main.toFixed(0)} (service and its captures) + ${perCheck.workers.toFixed(0)} (workers) ms: ` +

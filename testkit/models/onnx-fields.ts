@@ -11,7 +11,6 @@ export const GRAPH_VALUE_INFO = 13;
 
 export const NODE_INPUT = 1;
 export const NODE_OUTPUT = 2;
-export const NODE_NAME = 3;
 export const NODE_OP_TYPE = 4;
 export const NODE_ATTRIBUTE = 5;
 

@@ -20,7 +20,7 @@ export async function writeThumbnail(dir: string, file: string, crop: cv.Mat): P
     image = crop.resize(THUMBNAIL_MIN_HEIGHT, Math.round(crop.cols * factor), 0, 0, cv.INTER_CUBIC);
   }
   const jpeg = cv.imencode('.jpg', image, [cv.IMWRITE_JPEG_QUALITY, JPEG_QUALITY]);
-  image.release();
+  if (image !== crop) image.release();
   crop.release();
   await fs.writeFile(path.join(dir, file), jpeg);
 }
