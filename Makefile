@@ -9,7 +9,7 @@ export OPENCV4NODEJS_DISABLE_AUTOBUILD := 1
 export ONNXRUNTIME_NODE_INSTALL := skip
 # node-gyp: compile the OpenCV binding on every core.
 export JOBS := max
-# The console's browser tests drive Debian's chromium (APT_PACKAGES); nothing may fetch another.
+# The console's browser tests drive Debian's chromium (TEST_APT_PACKAGES); nothing may fetch another.
 export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD := 1
 
 # The runtime: Node.js 24 LTS. A machine whose node is older (the image ships 20) gets the official
@@ -30,13 +30,20 @@ export PATH := $(NODE_HOME)/bin:$(PATH)
 export npm_config_nodedir := $(NODE_HOME)
 NODE := $(NODE_HOME)/bin/node
 
+# What the appliance runs on, all `make run` installs: OpenCV's headers and libraries (the binding
+# @u4/opencv4nodejs compiles against them), FFmpeg, and what node-gyp compiles with. Sites that run
+# several nodes on PostgreSQL bring their own database server.
+RUN_APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg g++ make python3
+# What tests, benches and `make cluster` add:
+# opencv-doc and opencv-data: the footage and cascades the fixtures are made from (testkit/opencv-data.ts).
+# python3-requests: the Python clients of the tests, as integrators write them.
 # postgresql: the server binaries for the private PostgreSQL of tests, benches and `make cluster`
 # (testkit/postgres.ts); the `main` cluster that the package may set up on port 5432 goes unused.
 # chromium: the browser the console's tests drive (test/80, through playwright-core).
 # python3-gi, gir1.2-gst-rtsp-server-1.0 and GStreamer's good and bad plugins (which bring the base
 # ones): the RTSP test cameras (testkit/rtsp/serve.py; good: multifilesrc, rtph264pay, rtpbin;
 # bad: tsdemux, h264parse; base: the app sinks of rtsp-server's TCP transport).
-APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg opencv-doc opencv-data g++ make python3 python3-requests postgresql chromium \
+TEST_APT_PACKAGES := opencv-doc opencv-data python3-requests postgresql chromium \
   python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
 TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 CONSOLE_SOURCES := $(shell find console -type f 2>/dev/null)
@@ -49,14 +56,23 @@ STREAM_FIXTURES := test/fixtures/generated/streams
 
 all: build
 
-.make/apt.stamp: Makefile
-	@mkdir -p .make
-	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
-	if [ -n "$$missing" ]; then \
-	  echo "Installing Debian packages: $$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
-	fi
+# Installs the Debian packages of $(1) that are missing (apt-get as root, else through sudo).
+define apt_install
+mkdir -p .make; \
+missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+if [ -n "$$missing" ]; then \
+  echo "Installing Debian packages: $$missing"; \
+  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+fi
+endef
+
+.make/apt-run.stamp: Makefile
+	@$(call apt_install,$(RUN_APT_PACKAGES))
+	@touch $@
+
+.make/apt-test.stamp: Makefile | .make/apt-run.stamp
+	@$(call apt_install,$(TEST_APT_PACKAGES))
 	@touch $@
 
 .node/.stamp-$(NODE_VERSION):
@@ -71,7 +87,7 @@ all: build
 	@mkdir -p .make && touch $@
 
 # Native modules are built for one runtime's ABI: a new runtime means a fresh install.
-node_modules/.stamp: package.json package-lock.json $(NODE_STAMP) | .make/apt.stamp
+node_modules/.stamp: package.json package-lock.json $(NODE_STAMP) | .make/apt-run.stamp
 	@echo "Node.js $$($(NODE) --version) from $(NODE_HOME)"
 	npm ci --no-audit --no-fund
 	@touch $@
@@ -92,20 +108,20 @@ native-models/manifest.json: scripts/prepare-models.ts $(wildcard testkit/models
 models: native-models/manifest.json
 
 # Regenerated when the generator changes, not on every build.
-$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
+$(KAMCHECK_FIXTURES)/manifest.json: scripts/make-kamcheck-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp .make/apt-test.stamp
 	$(NODE) build/scripts/make-kamcheck-fixtures.js --set test $(KAMCHECK_FIXTURES)
 
 # The face-log test set (6 short videos and a still with ground truth, under a minute); it uses the
 # labelled faces, the footage and the PRNG of the tamper-check generator too.
-$(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
+$(FACELOG_FIXTURES)/manifest.json: scripts/make-facelog-fixtures.ts scripts/fixture-args.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp .make/apt-test.stamp
 	$(NODE) build/scripts/make-facelog-fixtures.js --set test $(FACELOG_FIXTURES)
 
 # The two stills of test/47 (faces on a textured picture, texture only; a second or two).
-$(FACELOG_STILLS)/manifest.json: scripts/make-facelog-stills.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp
+$(FACELOG_STILLS)/manifest.json: scripts/make-facelog-stills.ts $(wildcard testkit/facelog-fixtures/*.ts) testkit/facelog-fixtures/faces.json $(wildcard testkit/kamcheck-fixtures/*.ts) testkit/opencv-data.ts lib/video/opencv.ts | build/.stamp .make/apt-test.stamp
 	$(NODE) build/scripts/make-facelog-stills.js --set test $(FACELOG_STILLS)
 
 # The looping camera streams of the RTSP test server (testkit/stream-fixtures.ts; about 5 s).
-$(STREAM_FIXTURES)/manifest.json: scripts/make-stream-fixtures.ts testkit/stream-fixtures.ts testkit/opencv-data.ts | build/.stamp
+$(STREAM_FIXTURES)/manifest.json: scripts/make-stream-fixtures.ts testkit/stream-fixtures.ts testkit/opencv-data.ts | build/.stamp .make/apt-test.stamp
 	$(NODE) build/scripts/make-stream-fixtures.js $(STREAM_FIXTURES)
 
 fixtures: $(KAMCHECK_FIXTURES)/manifest.json $(FACELOG_FIXTURES)/manifest.json $(FACELOG_STILLS)/manifest.json $(STREAM_FIXTURES)/manifest.json
@@ -115,10 +131,10 @@ run: build models
 
 # Three nodes on one private PostgreSQL and one shared data folder, on ports 8081-8083, until
 # Ctrl-C (scripts/cluster.ts).
-cluster: build models
+cluster: build models .make/apt-test.stamp
 	$(NODE) build/scripts/cluster.js
 
-test: build models fixtures
+test: build models fixtures .make/apt-test.stamp
 	$(NODE) node_modules/.bin/mocha --config .mocharc.json
 
 # Accuracy on the calibration set (seed 2) and on a held-out set (seed 7); each is generated on
@@ -133,7 +149,7 @@ test: build models fixtures
 # three nodes: about 5 minutes) start private PostgreSQL servers of their own.
 # The store bench fills 2 million job rows per backend: about 10 minutes, up to 3.5 GB in /tmp.
 # The camera-sources bench checks up to 200 cameras of a private RTSP server for about 4 minutes.
-bench: build models $(FACELOG_FIXTURES)/manifest.json
+bench: build models $(FACELOG_FIXTURES)/manifest.json .make/apt-test.stamp
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
 	$(NODE) build/scripts/bench-kamcheck-service.js

@@ -4,7 +4,7 @@
 // - running jobs that write result files are stopped, failed with `insufficient_storage`, when
 //   free space falls below a quarter of it (the job queue checks every second, and before a job
 //   starts): something is filling the disk faster than results should, and the last quarter is
-//   kept for the job database, its WAL and the system;
+//   kept for the database, its WAL and the system;
 // - a write that fails with ENOSPC anyway (the floor is 0, or the disk filled within a second)
 //   fails its job the same way (`diskFullError`).
 // The probe is injectable so tests can simulate a full disk without filling one.
@@ -112,7 +112,7 @@ export class StorageGuard {
 
 /**
  * The DiskFullError that explains `err`, or null: the error (or its cause) is one already, or a
- * write failed with ENOSPC (files) or SQLITE_FULL (the job database). ffmpeg's own report of a
+ * write failed with ENOSPC (files) or SQLITE_FULL (the database). ffmpeg's own report of a
  * full disk is read where its stderr is (the video encoder throws a DiskFullError).
  */
 export function diskFullError(err: unknown): DiskFullError | null {

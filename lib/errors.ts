@@ -47,6 +47,16 @@ export function describeError(err: unknown): ErrorDescription & { message: strin
 }
 
 /**
+ * A value a client sent that a module cannot take (a camera's stream URL, say): 400
+ * `invalid_parameter`, whether the module read it from a request or not.
+ */
+export class InvalidInputError extends ServiceError {
+  constructor(message: string) {
+    super('invalid_parameter', message, { status: 400, expose: true });
+  }
+}
+
+/**
  * An analytic could not process its input (bad media, unsupported content): the job fails at once
  * with this code and message; running it again would give the same answer.
  */

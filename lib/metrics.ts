@@ -4,6 +4,7 @@
 // durations are observed as they happen.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { procStatus } from './proc-stats.js';
+import type { DutyOutcome } from './duty-runner.js';
 
 export type JobOutcome = 'done' | 'failed' | 'retried';
 
@@ -25,8 +26,10 @@ export interface MetricsSources {
   freeDiskBytes(): Promise<number>;
   /** Webhook events neither delivered nor given up, on every node sharing the store. */
   webhooksPending(): Promise<number>;
-  /** Cameras on record by alarm state, on every node sharing the job store. */
+  /** Cameras on record by alarm state, on every node sharing the database. */
   cameraStates(): Promise<{ state: string; count: number }[]>;
+  /** The periodic duties' names: their counters are reported even at 0. */
+  duties: string[];
 }
 
 export type WebhookDeliveryOutcome = 'delivered' | 'failed' | 'gave_up';
@@ -40,6 +43,8 @@ const WEBHOOK_OUTCOMES: WebhookDeliveryOutcome[] = ['delivered', 'failed', 'gave
 const WEBHOOK_EVENT_TYPES = ['job.completed', 'camera.state_changed'];
 /** 0.1 s (a free worker) to 10 minutes (two intervals of 5 minutes behind). */
 const CHECK_LATENESS_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600];
+/** 1 ms (nothing to do) to 10 minutes (a first record sweep of a large store). */
+const DUTY_SECONDS_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 600];
 /** 1 ms (a GET) to a minute (a large upload). */
 const HTTP_SECONDS_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
@@ -52,6 +57,9 @@ export class ServiceMetrics {
   private readonly checkLateness: Histogram;
   private readonly checkWait: Histogram;
   private readonly checksSkipped: Counter<'reason'>;
+  private readonly dutyRuns: Counter<'duty'>;
+  private readonly dutyFailures: Counter<'duty'>;
+  private readonly dutySeconds: Histogram<'duty'>;
 
   constructor(sources: MetricsSources) {
     const registers = [this.registry];
@@ -63,7 +71,7 @@ export class ServiceMetrics {
       labelNames: ['analytic', 'state'],
       registers,
       async collect() {
-        // While the job database does not answer, a scrape still succeeds with the last values.
+        // While the database does not answer, a scrape still succeeds with the last values.
         const counts = await sources.jobCounts().catch(() => null);
         if (!counts) return;
         this.reset();
@@ -80,7 +88,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'vaa_queue_depth',
-      help: 'Jobs waiting or running in the queue, on every node sharing the job store',
+      help: 'Jobs waiting or running in the queue, on every node sharing the database',
       registers,
       async collect() {
         const depth = await sources.queueDepth().catch(() => null);
@@ -170,7 +178,7 @@ export class ServiceMetrics {
     });
     new Gauge({
       name: 'vaa_webhook_outbox_pending',
-      help: 'Webhook events waiting for delivery (neither delivered nor given up), on every node sharing the job store',
+      help: 'Webhook events waiting for delivery (neither delivered nor given up), on every node sharing the database',
       registers,
       async collect() {
         const pending = await sources.webhooksPending().catch(() => null);
@@ -209,6 +217,35 @@ export class ServiceMetrics {
       registers,
     });
     for (const reason of ['busy', 'queue_full']) this.checksSkipped.inc({ reason }, 0);
+    this.dutyRuns = new Counter({
+      name: 'vaa_duty_runs_total',
+      help: 'Runs of a periodic duty on this node (retention, expired sessions, the outbox), failed ones included; a turn another node took is not counted',
+      labelNames: ['duty'],
+      registers,
+    });
+    this.dutyFailures = new Counter({
+      name: 'vaa_duty_failures_total',
+      help: 'Runs of a periodic duty on this node that failed (the log says why)',
+      labelNames: ['duty'],
+      registers,
+    });
+    this.dutySeconds = new Histogram({
+      name: 'vaa_duty_duration_seconds',
+      help: 'Time one run of a periodic duty took on this node',
+      labelNames: ['duty'],
+      buckets: DUTY_SECONDS_BUCKETS,
+      registers,
+    });
+    for (const duty of sources.duties) {
+      this.dutyRuns.inc({ duty }, 0);
+      this.dutyFailures.inc({ duty }, 0);
+    }
+  }
+
+  observeDuty(duty: string, outcome: DutyOutcome, seconds: number): void {
+    this.dutyRuns.inc({ duty });
+    if (outcome === 'failed') this.dutyFailures.inc({ duty });
+    this.dutySeconds.observe({ duty }, seconds);
   }
 
   observeWebhookDelivery(eventType: string, outcome: WebhookDeliveryOutcome, seconds: number): void {

@@ -1,50 +1,90 @@
-// Wiring of the service: data folders, job store, worker pool, queue and HTTP server. Also the
+// The composition root: the one place that opens and migrates the database, lists the service's
+// modules and wires each one's store, routes and duties with what it needs; then starts the
+// worker pool, queue, check schedule, webhook dispatcher, duty runner and HTTP server. Also the
 // graceful stop: no new jobs, running ones finish or go back to the queue for the next start.
 import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
-import os from 'node:os';
+import type Koa from 'koa';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { createApp } from './http/app.js';
-import { resolveCredentials, type ResolvedCredentials } from './http/credentials.js';
-import { JobQueue } from './jobs/queue.js';
-import { JobStore } from './jobs/store.js';
-import { jobsSchema } from './jobs/schema.js';
-import { openDatabase } from './db/open-database.js';
-import { cameraFinishHook } from './cameras/check-outcome.js';
-import { cameraStateCounts, forgetChecksOfJobs } from './cameras/camera-store.js';
-import { camerasSchema } from './cameras/schema.js';
-import { CheckSchedule } from './cameras/check-schedule.js';
-import { webhooksSchema } from './webhooks/schema.js';
-import { sessionsSchema } from './sessions/schema.js';
-import { WorkerPool } from './jobs/worker-pool.js';
-import { startRetentionSweeper, sweepResults } from './jobs/retention.js';
-import { PARTIAL_SUFFIX, partialResultsDir } from './jobs/published-results.js';
-import { startRecordRetention, sweepRecords, type RecordSweep } from './jobs/record-retention.js';
-import { ResultLinks } from './http/result-links.js';
 import { analytics } from './analytics.js';
-import { servedAnalytics } from './http/served-analytics.js';
+import { cameraFinishHook } from './cameras/check-outcome.js';
+import { CheckSchedule } from './cameras/check-schedule.js';
+import { camerasModule } from './cameras/module.js';
+import type { Config } from './config.js';
+import { resolveCredentials, type ResolvedCredentials } from './credentials.js';
+import type { Database } from './db/database.js';
+import { openDatabase } from './db/open-database.js';
 import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
-import { ServiceMetrics } from './metrics.js';
+import { DutyRunner } from './duty-runner.js';
+import { createApp } from './http/app.js';
 import { answerClientError } from './http/client-error.js';
-import { presentTask } from './http/task-view.js';
-import type { JobRecord } from './jobs/store.js';
-import { webhookFinishHook } from './webhooks/job-events.js';
+import { ResultLinks } from './http/result-links.js';
+import { healthRoutes } from './http/routes/health.js';
+import { metricsRoutes } from './http/routes/metrics.js';
+import { openApiRoutes } from './http/routes/openapi.js';
+import { servedAnalytics, type AnalyticHttp } from './http/served-analytics.js';
+import { presentTask } from './jobs/http/task-view.js';
+import { removeJobFiles, removePartialResults, removeStaleJobFolders } from './jobs/job-folders.js';
+import type { JobRecord } from './jobs/job-record.js';
+import { jobsModule } from './jobs/module.js';
+import { JobQueue } from './jobs/queue.js';
+import type { JobStore } from './jobs/store.js';
+import { WorkerPool } from './jobs/worker-pool.js';
+import { ServiceMetrics } from './metrics.js';
+import type { ModuleRoutes } from './service-module.js';
+import { sessionsModule } from './sessions/module.js';
+import type { SessionStore } from './sessions/session-store.js';
+import { Sessions } from './sessions/sessions.js';
+import { sourcesModule } from './sources/module.js';
+import type { SourceStore } from './sources/source-store.js';
+import type { CameraStore } from './cameras/camera-store.js';
 import { WebhookDispatcher } from './webhooks/dispatcher.js';
-import { pendingDeliveries } from './webhooks/deliveries.js';
+import { webhookFinishHook } from './webhooks/job-events.js';
+import { webhooksModule } from './webhooks/module.js';
+import type { OutboxStore } from './webhooks/outbox-store.js';
 import { resolveWebhookSecret, type WebhookSecret } from './webhooks/secret.js';
 
-export interface RunningService {
+/**
+ * The service's modules, in the order their tables are migrated: a module after those whose
+ * tables its migrations read (the cameras' second step reads the jobs' through their store).
+ */
+export const MODULES = [jobsModule, sourcesModule, camerasModule, webhooksModule, sessionsModule];
+
+/** Every module's store on one database: the other modules reach a module's tables only through its store. */
+export interface Stores {
+  jobs: JobStore;
+  sources: SourceStore;
+  cameras: CameraStore;
+  outbox: OutboxStore;
+  sessions: SessionStore;
+}
+
+/** Brings every module's tables to their newest version, together, and opens their stores. */
+export async function openStores(db: Database): Promise<Stores> {
+  await db.migrate(MODULES.map((m) => m.schema));
+  const sources = sourcesModule.openStore(db);
+  return {
+    jobs: jobsModule.openStore(db),
+    sources,
+    cameras: camerasModule.openStore(db, sources),
+    outbox: webhooksModule.openStore(db),
+    sessions: sessionsModule.openStore(db),
+  };
+}
+
+export interface RunningService extends Stores {
   url: string;
   /** This node's name (NODE_ID, or host name and port). */
   nodeId: string;
   /** Where this node's uploads are written while they arrive. */
   tmpDir: string;
   credentials: ResolvedCredentials;
-  store: JobStore;
+  /** The database every module's store works on (tests and benchmarks look into it). */
+  db: Database;
   pool: WorkerPool;
   queue: JobQueue;
   /** Jobs this node found left unfinished by its previous run and runs again. */
@@ -55,23 +95,16 @@ export interface RunningService {
   webhooks: WebhookDispatcher;
   /** Queues the checks of camera streams on their schedule. */
   checks: CheckSchedule;
+  /** The modules' periodic duties; `duties.run(name)` runs one now. */
+  duties: DutyRunner;
   /** The key webhook deliveries are signed with, and its file when it is not WEBHOOK_SECRET. */
   webhookSecret: WebhookSecret;
-  /** Deletes expired result files now (the sweeper also runs hourly); resolves with the folders removed. */
-  sweepResults(): Promise<number>;
-  /** Deletes task records past RECORD_RETENTION_DAYS now (also at start and hourly). */
-  sweepRecords(): Promise<RecordSweep>;
+  app: Koa;
   stop(graceMs?: number): Promise<void>;
 }
 
 /** How long a graceful stop waits for running jobs before re-queueing them. */
 const STOP_GRACE_MS = 20_000;
-
-/**
- * An upload folder without a job record younger than this may belong to an upload another node
- * is accepting right now (DATA_DIR shared): start-up clean-up leaves it alone.
- */
-const ORPHAN_AGE_MS = 60 * 60 * 1000;
 
 export interface ServiceOptions {
   /** The clock for result retention (tests move it forward). */
@@ -94,14 +127,20 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const credentials = resolveCredentials(config);
   const webhookSecret = resolveWebhookSecret(config);
   const db = await openDatabase(config, logger);
-  let store: JobStore;
+  const closing: (() => Promise<void>)[] = [() => db.close()];
+  const undo = async () => {
+    for (const close of closing.reverse()) await close().catch(() => {});
+  };
+  let stores: Stores;
   try {
-    store = await JobStore.open(db, [jobsSchema, camerasSchema, webhooksSchema, sessionsSchema]);
+    stores = await openStores(db);
   } catch (err) {
-    await db.close();
+    await undo();
     throw err;
   }
-  await removeStaleJobFolders(jobsDir, store, logger);
+  const { jobs, sources, cameras, outbox, sessions: sessionStore } = stores;
+
+  await removeStaleJobFolders(jobsDir, jobs, db.shared, logger);
   // The node's name needs the port it listens on: the server listens first and gets its request
   // handler in the same turn of the event loop, before any request can arrive.
   const server = config.tls ? https.createServer({ cert: config.tls.cert, key: config.tls.key }) : http.createServer();
@@ -110,8 +149,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());
     });
+    closing.push(() => new Promise((r) => server.close(() => r())));
   } catch (err) {
-    await store.close();
+    await undo();
     throw err;
   }
   const { port } = server.address() as AddressInfo;
@@ -120,24 +160,30 @@ export async function startService(config: Config, logger: Logger, options: Serv
     // Two nodes of one name would release each other's leases.
     await db.holdName(nodeId);
   } catch (err) {
-    await new Promise((r) => server.close(r));
-    await store.close();
+    await undo();
     throw err;
   }
   // One box owns DATA_DIR; nodes sharing it keep their unfinished uploads in a folder of their own.
-  const tmpDir = store.shared ? path.join(config.dataDir, 'tmp', nodeId.replace(/[^\w.-]/g, '_')) : path.join(config.dataDir, 'tmp');
+  const tmpDir = db.shared ? path.join(config.dataDir, 'tmp', nodeId.replace(/[^\w.-]/g, '_')) : path.join(config.dataDir, 'tmp');
   fs.rmSync(tmpDir, { recursive: true, force: true }); // uploads cut off by this node's previous stop
   fs.mkdirSync(tmpDir, { recursive: true });
   // Other nodes may be writing results now; their leftovers go with the retention sweep.
-  if (!store.shared) removePartialResults(resultsDir);
+  if (!db.shared) removePartialResults(resultsDir);
 
+  const duties = [
+    ...jobsModule.duties({ store: jobs, recordRetentionMs: config.recordRetentionDays * 24 * 60 * 60 * 1000, resultsDir, resultTtlMs, logger, now, reclaimSpace: () => db.reclaimSpace() }),
+    ...sourcesModule.duties(config.dataDir, sources),
+    ...camerasModule.duties(config.dataDir, cameras),
+    ...webhooksModule.duties(outbox),
+    ...sessionsModule.duties(sessionStore),
+  ];
   const pool = new WorkerPool({ size: config.workers, logger });
   pool.start();
   const storage = new StorageGuard(config.dataDir, config.minFreeDiskBytes, options.diskSpace);
   const metrics: ServiceMetrics = new ServiceMetrics({
     nodeId,
     analytics: analytics.names,
-    jobCounts: () => store.countsByState(),
+    jobCounts: () => jobs.countsByState(),
     queueDepth: () => queue.depth(),
     runningHere: () => queue.runningHere,
     queueLimit: config.queueLimit,
@@ -145,11 +191,13 @@ export async function startService(config: Config, logger: Logger, options: Serv
     workerRestarts: () => pool.restarts,
     workerPids: () => pool.pids,
     freeDiskBytes: () => storage.freeBytes(),
-    webhooksPending: () => pendingDeliveries(db),
-    cameraStates: () => cameraStateCounts(db),
+    webhooksPending: () => outbox.pendingCount(),
+    cameraStates: () => cameras.stateCounts(),
+    duties: duties.map((d) => d.name),
   });
+  const dutyRunner = new DutyRunner({ duties, exclusive: (name, task) => db.exclusive(name, task), logger, metrics });
   const queue = new JobQueue({
-    store,
+    store: jobs,
     pool,
     logger,
     nodeId,
@@ -165,8 +213,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
     metrics,
   });
   const checks = new CheckSchedule({
-    db,
-    store,
+    jobs,
+    cameras,
+    sources,
     dataDir: config.dataDir,
     jobsDir,
     sourceTimeoutMs: config.sourceTimeoutMs,
@@ -176,14 +225,30 @@ export async function startService(config: Config, logger: Logger, options: Serv
     metrics,
   });
 
-  const retention = { resultsDir, dataDir: config.dataDir, ttlMs: resultTtlMs, store, logger, now };
   const links = ResultLinks.fromDataDir(config.dataDir);
-  const app = createApp({
-    config, store, queue, logger, jobsDir, tmpDir, resultsDir, resultTtlMs, links, now, pool, storage, metrics, nodeId,
-    analytics: servedAnalytics,
-    checks,
-    credentials: credentials.credentials,
-  });
+  const sessions = new Sessions(sessionStore, credentials.credentials);
+  const analyticHttp: Omit<AnalyticHttp, 'upload'> = {
+    jobs,
+    queue,
+    logger,
+    jobsDir,
+    resultsDir,
+    resultTtlMs,
+    links,
+    config,
+    now,
+    cameraChecks: { cameras, dataDir: config.dataDir, slotMinutes: config.referenceSlotMinutes },
+  };
+  const routes: ModuleRoutes[] = [
+    ...servedAnalytics.map((served): ModuleRoutes => (router, http) => served.routes(router, { ...analyticHttp, ...http })),
+    sessionsModule.routes(sessions, logger),
+    camerasModule.routes({ cameras, sources, outbox, jobs, queue, checks, links, logger, config }),
+    jobsModule.routes({ jobs, now, resultsDir, resultTtlMs }),
+    (router) => healthRoutes(router, { db, queue, pool, storage, config, logger, nodeId }),
+    (router) => metricsRoutes(router, metrics),
+    (router) => openApiRoutes(router),
+  ];
+  const { app } = createApp({ config, logger, credentials: credentials.credentials, tmpDir, storage, metrics, links, admit: () => queue.assertCapacity(), sessions, routes });
   server.on('request', app.callback());
   server.on('clientError', answerClientError);
   server.requestTimeout = 0; // large uploads may take long; formidable enforces the size limit
@@ -203,18 +268,26 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const presenters = new Map(servedAnalytics.map((s) => [s.analytic.name, s.presentAt]));
   const taskView = (job: JobRecord) => presenters.get(job.analytic)?.(job, { links, resultTtlMs }, webhookBase) ?? presentTask(job);
   const onFinishError = (err: unknown, job: JobRecord) => logger.error({ err, job_id: job.id }, 'recording what follows from the job outcome failed; undone');
-  const cameraHook = cameraFinishHook({
-    alarmAfter: config.alarmAfter,
-    clearAfter: config.clearAfter,
-    offlineAfter: config.offlineAfter,
-    targets: { webhookUrl: config.webhookUrl },
-    onStreamCheck: (lateness, wait) => metrics.observeStreamCheck(lateness, wait),
-  });
-  store.onFinish(webhookFinishHook({ webhookUrl: config.webhookUrl }, taskView), onFinishError);
-  store.onFinish(cameraHook, onFinishError);
-  store.onPurge(forgetChecksOfJobs);
+  const targets = { webhookUrl: config.webhookUrl };
+  jobs.onFinish(webhookFinishHook(outbox, targets, taskView), onFinishError);
+  jobs.onFinish(
+    cameraFinishHook({
+      cameras,
+      sources,
+      outbox,
+      targets,
+      alarmAfter: config.alarmAfter,
+      clearAfter: config.clearAfter,
+      offlineAfter: config.offlineAfter,
+      onStreamCheck: (lateness, wait) => metrics.observeStreamCheck(lateness, wait),
+    }),
+    onFinishError,
+  );
+  jobs.onPurge((tx, ids) => cameras.forgetChecksOfJobs(tx, ids));
   const webhooks = new WebhookDispatcher({
-    store,
+    outbox,
+    shared: db.shared,
+    subscribe: (listener) => jobs.subscribe(listener),
     logger,
     nodeId,
     secret: webhookSecret.secret,
@@ -226,18 +299,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const released = await queue.start();
   await webhooks.start();
   checks.start();
-  const resumed = store.shared ? released : await store.unfinishedCount();
+  dutyRunner.start();
+  const resumed = db.shared ? released : await jobs.unfinishedCount();
   if (resumed > 0) logger.info({ resumed }, 'runs again the jobs left unfinished by the last run');
-  const stopSweeper = startRetentionSweeper(retention);
-  const records = { store, retentionMs: config.recordRetentionDays * 24 * 60 * 60 * 1000, logger, now };
-  const stopRecordSweeper = startRecordRetention(records);
 
   let stopped: Promise<void> | null = null;
   const stop = (graceMs = STOP_GRACE_MS) =>
     (stopped ??= (async () => {
-      stopSweeper();
-      stopRecordSweeper();
-      await checks.stop();
+      await Promise.all([checks.stop(), dutyRunner.stop()]);
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await Promise.all([queue.stop(graceMs), webhooks.stop(graceMs)]);
@@ -246,46 +315,26 @@ export async function startService(config: Config, logger: Logger, options: Serv
       await queue.settled(graceMs);
       server.closeAllConnections();
       await closed;
-      await store.close();
+      await db.close();
     })());
 
-  return { url, nodeId, tmpDir, credentials, store, pool, queue, resumed, metrics, storage, webhooks, checks, webhookSecret, sweepResults: () => sweepResults(retention), sweepRecords: () => sweepRecords(records), stop };
-}
-
-/**
- * A finished job needs its uploads no more (results, if any, live beside them): deleting them
- * keeps the disk from filling with clips. The job's folder goes too when nothing else is in it.
- * Partial results go as well: the face log removes its own when its frame loop fails, but not
- * when a later write fails (a thumbnail on a full disk) or its worker was killed (crash, time
- * limit, a disk-full stop that did not end in time).
- */
-async function removeJobFiles(jobsDir: string, resultsDir: string, id: string): Promise<void> {
-  const dir = path.join(jobsDir, id);
-  await fs.promises.rm(path.join(dir, 'input'), { recursive: true, force: true });
-  if (fs.existsSync(dir) && fs.readdirSync(dir).length === 0) await fs.promises.rmdir(dir);
-  await fs.promises.rm(partialResultsDir(path.join(resultsDir, id)), { recursive: true, force: true });
-}
-
-function removePartialResults(resultsDir: string): void {
-  for (const name of fs.readdirSync(resultsDir)) {
-    if (name.endsWith(PARTIAL_SUFFIX)) fs.rmSync(path.join(resultsDir, name), { recursive: true, force: true });
-  }
-}
-
-/**
- * Job folders without a record (a crash hit between moving the upload and writing the record) and
- * folders of finished jobs (a stop hit between the job's end and the removal of its uploads).
- * With a shared DATA_DIR a folder without a record may be an upload another node is accepting:
- * only old ones go.
- */
-async function removeStaleJobFolders(jobsDir: string, store: JobStore, logger: Logger): Promise<void> {
-  for (const name of fs.readdirSync(jobsDir)) {
-    const dir = path.join(jobsDir, name);
-    const state = (await store.get(name))?.state;
-    if (state === 'queued' || state === 'processing') continue;
-    if (!state && store.shared && Date.now() - (fs.statSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? 0) < ORPHAN_AGE_MS) continue;
-    fs.rmSync(dir, { recursive: true, force: true });
-    if (state) logger.info({ job_id: name }, 'removed the uploads of a finished job');
-    else logger.info({ job_id: name }, 'removed the files of an upload that never became a job');
-  }
+  return {
+    url,
+    nodeId,
+    tmpDir,
+    credentials,
+    db,
+    ...stores,
+    pool,
+    queue,
+    resumed,
+    metrics,
+    storage,
+    webhooks,
+    checks,
+    duties: dutyRunner,
+    webhookSecret,
+    app,
+    stop,
+  };
 }

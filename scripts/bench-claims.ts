@@ -22,7 +22,7 @@ import pg from 'pg';
 import { pino } from 'pino';
 import { PostgresDatabase } from '../lib/db/postgres-database.js';
 import { SqliteDatabase } from '../lib/db/sqlite-database.js';
-import { JobStore } from '../lib/jobs/store.js';
+import { storesOn, type TestStores } from '../testkit/stores.js';
 import { median } from '../lib/stats.js';
 import type { PrivatePostgres } from '../testkit/postgres.js';
 import { BENCH_QUERY_TAG, configure, withClient } from './bench-deployment.js';
@@ -73,7 +73,7 @@ export async function benchClaims(postgres: PrivatePostgres, o: ClaimOptions): P
   await configure(postgres, { fsync: 'off', full_page_writes: 'off' });
   await postgresRows(postgres.url, o, 'PostgreSQL, fsync off (as in tests)');
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-claims-'));
-  const sqlite = await JobStore.open(new SqliteDatabase(path.join(dir, 'jobs.sqlite')));
+  const sqlite = await storesOn(new SqliteDatabase(path.join(dir, 'appliance.sqlite')));
   try {
     const rounds: Round[] = [];
     for (let r = 0; r < o.rounds; r++) rounds.push(await round(sqlite, 1, o.jobs, `sqlite-r${r}`));
@@ -86,9 +86,10 @@ export async function benchClaims(postgres: PrivatePostgres, o: ClaimOptions): P
 }
 
 async function postgresRows(url: string, o: ClaimOptions, label: string): Promise<void> {
-  await withClient(url, (c) => c.query(`${BENCH_QUERY_TAG} DROP TABLE IF EXISTS jobs, job_totals, job_idempotency_keys, schema_version, schema_modules`));
+  // Every module's tables go, to be migrated afresh.
+  await withClient(url, (c) => c.query(`${BENCH_QUERY_TAG} DROP SCHEMA public CASCADE; CREATE SCHEMA public`));
   for (const k of o.claimers) {
-    const store = await JobStore.open(await PostgresDatabase.open({ url, logger, poolSize: Math.max(k, INSERTERS) }));
+    const store = await storesOn(await PostgresDatabase.open({ url, logger, poolSize: Math.max(k, INSERTERS) }));
     try {
       const rounds: Round[] = [];
       await resetStatementStats(url);
@@ -164,11 +165,12 @@ async function historyRound(url: string, o: ClaimOptions): Promise<string[]> {
     await admin.query(`${BENCH_QUERY_TAG} VACUUM ANALYZE jobs`);
   });
   const k = o.claimers.includes(4) ? 4 : o.claimers[0];
-  const store = await JobStore.open(await PostgresDatabase.open({ url, logger, poolSize: Math.max(k, INSERTERS) }));
+  const stores = await storesOn(await PostgresDatabase.open({ url, logger, poolSize: Math.max(k, INSERTERS) }));
+  const store = stores.jobs;
   try {
     await resetStatementStats(url);
     const rounds: Round[] = [];
-    for (let r = 0; r < o.rounds; r++) rounds.push(await round(store, k, o.jobs, `history-r${r}`));
+    for (let r = 0; r < o.rounds; r++) rounds.push(await round(stores, k, o.jobs, `history-r${r}`));
     printRow(`PostgreSQL, ${o.history.toLocaleString('en')} finished jobs in the table`, k, rounds, await serverMs(url));
     const timed = async (what: () => Promise<unknown>) => {
       const times: number[] = [];
@@ -185,13 +187,14 @@ async function historyRound(url: string, o: ClaimOptions): Promise<string[]> {
         `recent(100, offset 10000) ${await timed(() => store.recent('kamcheck', 100, 10_000))} ms (median of 5)`,
     ];
   } finally {
-    await store.close();
+    await stores.close();
   }
 }
 
 /** Fills the queue with `jobs` no-op jobs, then K claimers empty it. Throws when a job was claimed twice or not at all. */
-async function round(store: JobStore, k: number, jobs: number, prefix: string): Promise<Round> {
-  const pingsPerS = await pingRate(store, k);
+async function round(stores: TestStores, k: number, jobs: number, prefix: string): Promise<Round> {
+  const store = stores.jobs;
+  const pingsPerS = await pingRate(stores, k);
   const done = async () => (await store.countsByState()).find((c) => c.analytic === 'noop' && c.state === 'done')?.count ?? 0;
   const doneBefore = await done();
   let next = 0;
@@ -233,7 +236,7 @@ async function round(store: JobStore, k: number, jobs: number, prefix: string): 
  * the insert and two reads, then a claim, three progress messages and the complete. Claims take
  * the oldest job, which may be another loop's. Resolves with jobs per second.
  */
-async function jobCycles(store: JobStore, k: number, jobs: number, prefix: string): Promise<number> {
+async function jobCycles(store: TestStores['jobs'], k: number, jobs: number, prefix: string): Promise<number> {
   let next = 0;
   const t = performance.now();
   await Promise.all(
@@ -259,14 +262,14 @@ async function jobCycles(store: JobStore, k: number, jobs: number, prefix: strin
   return (jobs / (performance.now() - t)) * 1000;
 }
 
-/** `SELECT 1` per second through the store (ping()), K at once. */
-async function pingRate(store: JobStore, k: number): Promise<number> {
+/** `SELECT 1` per second through the database (ping()), K at once. */
+async function pingRate(stores: TestStores, k: number): Promise<number> {
   let n = 0;
   const t = performance.now();
   await Promise.all(
     Array.from({ length: k }, async () => {
       while (performance.now() - t < BASELINE_MS) {
-        await store.ping();
+        await stores.db.ping();
         n++;
       }
     }),

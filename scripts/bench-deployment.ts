@@ -15,10 +15,11 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { spawnService, type ServiceProcess } from '../testkit/service.js';
 import { startPostgres, type PrivatePostgres } from '../testkit/postgres.js';
+import { DATABASE_FILE } from '../lib/db/open-database.js';
 
 export type Backend = 'sqlite' | 'postgres';
 
-/** Every query a bench sends to the job database starts with this (pg_stat_statements keeps them apart). */
+/** Every query a bench sends to the database starts with this (pg_stat_statements keeps them apart). */
 export const BENCH_QUERY_TAG = '/* bench */';
 
 export interface DeploymentSpec {
@@ -102,7 +103,7 @@ export async function startDeployment(spec: DeploymentSpec): Promise<Deployment>
         }),
       );
     }
-    reader = postgres ? await PgRows.open(postgres.url) : new SqliteRows(path.join(dataDir, 'jobs.sqlite'));
+    reader = postgres ? await PgRows.open(postgres.url) : new SqliteRows(path.join(dataDir, DATABASE_FILE));
   } catch (err) {
     await stop().catch(() => {});
     throw err;

@@ -1,4 +1,4 @@
-// `make bench`: the job store at its bound. Record retention (lib/jobs/record-retention.ts) lets
+// `make bench`: the job store at its bound. Record retention (lib/jobs/retention.ts) lets
 // the store grow to RECORD_RETENTION_DAYS (90) of finished jobs and no further; this bench asks
 // whether a store that full serves the API as fast as an empty one, what a sweep costs the
 // requests beside it, and whether the disk space comes back.
@@ -32,13 +32,10 @@ import { pino } from 'pino';
 import type { Database } from '../lib/db/database.js';
 import { PostgresDatabase } from '../lib/db/postgres-database.js';
 import { SqliteDatabase } from '../lib/db/sqlite-database.js';
-import { JobStore } from '../lib/jobs/store.js';
-import { jobsSchema } from '../lib/jobs/schema.js';
-import { camerasSchema } from '../lib/cameras/schema.js';
-import { webhooksSchema } from '../lib/webhooks/schema.js';
-import { sessionsSchema } from '../lib/sessions/schema.js';
+import { DATABASE_FILE } from '../lib/db/open-database.js';
+import { openStores } from '../lib/service.js';
 import { CHECKS_KEPT } from '../lib/cameras/camera-store.js';
-import { PURGE_BATCH, sweepRecords, type RecordSweep } from '../lib/jobs/record-retention.js';
+import { PURGE_BATCH, sweepRecords, type RecordSweep } from '../lib/jobs/retention.js';
 import { quantile } from '../lib/stats.js';
 import { testMedia } from '../testkit/media.js';
 import { AUTH, removeTempDir, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
@@ -85,7 +82,7 @@ async function fillStore(site: StoreSite, rows: number, startMs: number): Promis
   const t = performance.now();
   const db = await site.open();
   try {
-    await JobStore.open(db, [jobsSchema, camerasSchema, webhooksSchema, sessionsSchema]);
+    await openStores(db);
     if (db.backend === 'sqlite') await db.sql.exec('PRAGMA cache_size = -262144'); // 256 MiB, this connection only
     await fillJobs(db, { firstRow: 1, rows, startMs, spanMs: FILL_SPAN_DAYS * DAY_MS });
     await fillCameras(db, startMs);
@@ -108,7 +105,7 @@ interface StoreSite {
 async function storeSite(backend: Backend, server: PrivatePostgres | null, name: string): Promise<StoreSite> {
   const dataDir = tempDataDir();
   if (backend === 'sqlite') {
-    return { dataDir, env: {}, open: async () => new SqliteDatabase(path.join(dataDir, 'jobs.sqlite')), remove: async () => removeTempDir(dataDir) };
+    return { dataDir, env: {}, open: async () => new SqliteDatabase(path.join(dataDir, DATABASE_FILE)), remove: async () => removeTempDir(dataDir) };
   }
   await withClient(server!.url, (c) => c.query(`CREATE DATABASE ${name}`));
   const url = new URL(server!.url);
@@ -133,16 +130,16 @@ async function timedGet(url: string): Promise<number> {
 }
 
 /** Job ids spread over the whole table (seq is the row number of a fresh store). */
-async function spreadIds(store: JobStore, rows: number, count: number): Promise<string[]> {
+async function spreadIds(db: Database, rows: number, count: number): Promise<string[]> {
   // + 1: with round row counts the evenly spread seqs are all multiples of FACE_LOG_EVERY, face logs.
   const seqs = Array.from({ length: count }, (_, k) => Math.floor(((k + 0.5) * rows) / count) + 1);
-  const found = await store.db.sql.all<{ id: string }>(`SELECT id FROM jobs WHERE analytic = 'kamcheck' AND seq IN (${seqs.join(', ')})`);
+  const found = await db.sql.all<{ id: string }>(`SELECT id FROM jobs WHERE analytic = 'kamcheck' AND seq IN (${seqs.join(', ')})`);
   if (found.length < count / 2) throw new Error(`only ${found.length} of ${count} spread rows are tamper checks`);
   return found.map((r) => r.id);
 }
 
 async function measureReads(svc: TestService, rows: number): Promise<Map<string, number[]>> {
-  const ids = await spreadIds(svc.service.store, rows, READS);
+  const ids = await spreadIds(svc.service.db, rows, READS);
   const page100 = await (await fetch(`${svc.url}/kamcheck/100/50`, { headers: { authorization: AUTH } })).json();
   if (page100.tasks?.length !== 50) throw new Error(`history page 100 holds ${page100.tasks?.length} tasks, not 50`);
   const reads: [string, (n: number) => string][] = [
@@ -171,10 +168,10 @@ async function postToStart(svc: TestService, body: Buffer): Promise<number[]> {
     const res = await fetch(`${svc.url}/kamcheck`, { method: 'POST', headers: { authorization: AUTH, 'content-type': multipartType() }, body: new Uint8Array(body) });
     const answer = (await res.json()) as { task?: { job_id: string } };
     if (res.status !== 200 || !answer.task) throw new Error(`POST /kamcheck answered ${res.status}: ${JSON.stringify(answer)}`);
-    let job = await svc.service.store.get(answer.task.job_id);
+    let job = await svc.service.jobs.get(answer.task.job_id);
     while (job?.finishedAt === null) {
       await sleep(POLL_MS);
-      job = await svc.service.store.get(answer.task.job_id);
+      job = await svc.service.jobs.get(answer.task.job_id);
     }
     if (job?.state !== 'done') throw new Error(`job ${answer.task.job_id} ended ${job?.state}: ${job?.message}`);
     if (n >= POST_WARM_UP) ms.push(job.startedAt! - sentAt);
@@ -185,7 +182,7 @@ async function postToStart(svc: TestService, body: Buffer): Promise<number[]> {
 
 /** GET /kamcheck/<id> of the newest jobs (no sweep deletes them), one after another, until `until` settles. */
 async function getLoop(svc: TestService, until: Promise<unknown>): Promise<number[]> {
-  const ids = (await svc.service.store.recent('kamcheck', 100)).map((j) => j.id);
+  const ids = (await svc.service.jobs.recent('kamcheck', 100)).map((j) => j.id);
   let done = false;
   until.then(() => (done = true), () => (done = true));
   const ms: number[] = [];
@@ -202,7 +199,7 @@ interface TimedSweep extends RecordSweep {
 
 async function sweep(svc: TestService, retentionMs: number): Promise<TimedSweep> {
   const t = performance.now();
-  const result = await sweepRecords({ store: svc.service.store, retentionMs, logger: silent });
+  const result = await sweepRecords({ store: svc.service.jobs, recordRetentionMs: retentionMs, logger: silent, now: Date.now, reclaimSpace: () => svc.service.db.reclaimSpace() });
   return { ...result, seconds: (performance.now() - t) / 1000 };
 }
 
@@ -222,7 +219,7 @@ interface Sizes {
 }
 
 async function bigSweep(svc: TestService, startMs: number, rows: number): Promise<Sizes> {
-  const db = svc.service.store.db;
+  const db = svc.service.db;
   const full = await db.sizeBytes();
   const jobsFull = db.backend === 'postgres' ? await jobsSize(db) : null;
   const result = await sweep(svc, Math.round(FILL_SPAN_DAYS * DAY_MS * (1 - BIG_SWEEP_SHARE)));

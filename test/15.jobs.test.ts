@@ -11,13 +11,14 @@ import { DiskFullError } from '../lib/errors.js';
 import { AnalyticRegistry } from '../lib/jobs/analytic.js';
 import { loadConfig } from '../lib/config.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
-import { describeBackends } from './helpers/backends.js';
+import { describeBackends, type TestStores } from './helpers/backends.js';
 import { until } from './helpers/until.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
 
 describeBackends('job queue and worker pool', function (backend) {
   let dir: string;
+  let stores: TestStores;
   let store: JobStore;
   let pool: WorkerPool;
   let queue: JobQueue;
@@ -25,7 +26,8 @@ describeBackends('job queue and worker pool', function (backend) {
   /** `concurrency` above `size` claims jobs that then wait in the pool for a free worker. */
   async function setUp(size: number, timeoutMs = 5000, start = true, concurrency = size) {
     dir = tempDataDir();
-    store = await backend.openStore(dir);
+    stores = await backend.openStores(dir);
+    store = stores.jobs;
     const logger = pino({ level: 'silent' });
     pool = new WorkerPool({ size, logger, script: SCRIPT });
     pool.start();
@@ -40,7 +42,7 @@ describeBackends('job queue and worker pool', function (backend) {
     await queue.stop(100);
     await pool.stop();
     await queue.settled(2000);
-    await store.close();
+    await stores.close();
     removeTempDir(dir);
   });
 

@@ -1,10 +1,12 @@
 // The job store's contract (lib/jobs/store.ts), on both backends: records and history, claims
 // and leases fenced by attempt, many claimers at once, events, exclusive duties and migrations.
 import { expect } from 'chai';
-import type { Claim, JobRecord, JobStore, StoreEvent } from '../lib/jobs/store.js';
+import type { Claim, JobRecord } from '../lib/jobs/job-record.js';
+import type { JobStore, StoreEvent } from '../lib/jobs/store.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
-import { describeBackends } from './helpers/backends.js';
-import { rejection } from './helpers/until.js';
+import type { Database } from '../lib/db/database.js';
+import { describeBackends, type TestStores } from './helpers/backends.js';
+import { rejection, sleep } from './helpers/until.js';
 
 /** A lease that runs out during the test: SHORT_LEASE_MS, then LEASE_RUNS_OUT_MS of waiting. */
 const SHORT_LEASE_MS = 50;
@@ -14,7 +16,6 @@ const LONG_LEASE_MS = 30_000;
 /** Events arrive after the write (PostgreSQL: through the server); this is how long a test waits for one. */
 const EVENT_WAIT_MS = 5000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const claimOf = (job: JobRecord): Claim => ({ id: job.id, attempt: job.attempts });
 
 /** Every event a store reports, in order, with a way to wait for the next ones. */
@@ -42,23 +43,30 @@ function sorted<T>(rows: T[]): T[] {
 describeBackends('job store', function (backend) {
   let dir: string;
   let store: JobStore;
-  /** Every store a test opened, closed after it. */
-  let opened: JobStore[] = [];
+  let db: Database;
+  /** Every node's stores a test opened, closed after it. */
+  let opened: TestStores[] = [];
 
   beforeEach(async () => {
     dir = tempDataDir();
-    store = await backend.openStore(dir);
-    opened = [store];
+    const stores = await backend.openStores(dir);
+    ({ jobs: store, db } = stores);
+    opened = [stores];
   });
   afterEach(async () => {
-    for (const s of opened) await s.close();
+    for (const s of new Set(opened)) await s.close();
     removeTempDir(dir);
   });
 
+  /** The job stores of `count` nodes on one database (PostgreSQL; on SQLite one store, `count` times). */
   async function openStores(count: number): Promise<JobStore[]> {
-    const stores = await backend.openStores(dir, count);
-    opened.push(...stores);
-    return stores;
+    return (await openNodes(count)).map((n) => n.jobs);
+  }
+
+  async function openNodes(count: number): Promise<TestStores[]> {
+    const nodes = await backend.openNodes(dir, count);
+    opened.push(...nodes);
+    return nodes;
   }
 
   const insert = (id: string, analytic = 'kamcheck', createdAt = 1_000_000) => store.insert({ id, analytic, input: { n: id }, createdAt });
@@ -384,7 +392,7 @@ describeBackends('job store', function (backend) {
   describe('exclusive duties', () => {
     if (backend.name === 'postgres') {
       it('two nodes race for a duty: one runs it, the other gets false; once it is done another may run it', async () => {
-        const [a, b] = await openStores(2);
+        const [a, b] = await openNodes(2);
         const ran: string[] = [];
         const duty = (who: string) => async () => {
           ran.push(who);
@@ -413,9 +421,9 @@ describeBackends('job store', function (backend) {
     } else {
       it('one box runs the duty (its caller keeps it from running twice); a duty that throws reaches the caller', async () => {
         const ran: string[] = [];
-        expect(await store.db.exclusive('retention', async () => void ran.push('sweep'))).to.equal(true);
+        expect(await db.exclusive('retention', async () => void ran.push('sweep'))).to.equal(true);
         expect(ran).to.deep.equal(['sweep']);
-        const err = await rejection(store.db.exclusive('retention', async () => Promise.reject(new Error('sweep failed'))));
+        const err = await rejection(db.exclusive('retention', async () => Promise.reject(new Error('sweep failed'))));
         expect(err.message).to.equal('sweep failed');
       });
     }

@@ -1,27 +1,28 @@
 // Upgrades: a database of an earlier release opens with this one, with nothing lost. Frozen
 // schemas and rows (helpers/release-schemas.ts) stand for the releases; each module's tables
 // then have a version of their own, migrated once however many nodes start together.
+import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import BetterSqlite from 'better-sqlite3';
 import { expect } from 'chai';
 import pg from 'pg';
 import { pino } from 'pino';
-import { cameraChecks, cameraReferences, getCamera } from '../lib/cameras/camera-store.js';
 import { cameraFinishHook } from '../lib/cameras/check-outcome.js';
 import type { Database } from '../lib/db/database.js';
 import { moduleVersions } from '../lib/db/migrations.js';
 import { PostgresDatabase } from '../lib/db/postgres-database.js';
 import { SqliteDatabase } from '../lib/db/sqlite-database.js';
-import { JobStore, type JobRecord } from '../lib/jobs/store.js';
-import { pendingDeliveries } from '../lib/webhooks/deliveries.js';
-import { removeTempDir, tempDataDir } from '../testkit/service.js';
-import { ALL_SCHEMAS, describeBackends, newDatabaseUrl } from './helpers/backends.js';
+import type { JobRecord } from '../lib/jobs/job-record.js';
+import { openStores } from '../lib/service.js';
+import { api, removeTempDir, startTestService, tempDataDir } from '../testkit/service.js';
+import { describeBackends, newDatabaseUrl, storesOn, type TestStores } from './helpers/backends.js';
 import { rejection } from './helpers/until.js';
 import { FIRST_RELEASE_SQLITE, SINGLE_VERSION_RELEASE_POSTGRES, SINGLE_VERSION_RELEASE_SQLITE, singleVersionReleaseRows } from './helpers/release-schemas.js';
 
 const silent = pino({ level: 'silent' });
 const LONG_LEASE_MS = 30_000;
-const CURRENT_VERSIONS = { cameras: 3, jobs: 3, sessions: 1, webhooks: 2 };
+const CURRENT_VERSIONS = { cameras: 3, jobs: 3, sessions: 1, sources: 1, webhooks: 2 };
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });
@@ -35,7 +36,7 @@ async function query(url: string, sql: string): Promise<Record<string, unknown>[
 
 describeBackends('store migrations', function (backend) {
   let dir: string;
-  let opened: JobStore[] = [];
+  let opened: TestStores[] = [];
 
   beforeEach(() => {
     dir = tempDataDir();
@@ -68,17 +69,18 @@ describeBackends('store migrations', function (backend) {
     return backend.name === 'sqlite' ? new SqliteDatabase(where) : PostgresDatabase.open({ url: where, logger: silent });
   }
 
-  async function open(where: string): Promise<JobStore> {
-    const store = await JobStore.open(await openDatabase(where), ALL_SCHEMAS);
-    opened.push(store);
-    return store;
+  async function open(where: string): Promise<TestStores> {
+    const stores = await storesOn(await openDatabase(where));
+    opened.push(stores);
+    return stores;
   }
 
   it('a database of the last single-version release upgrades on open, with every record, camera and event kept', async function () {
     this.timeout(60_000);
     const where = await singleVersionRelease();
-    const store = await open(where);
-    expect(await moduleVersions(store.db.sql)).to.deep.equal(CURRENT_VERSIONS);
+    const stores = await open(where);
+    const store = stores.jobs;
+    expect(await moduleVersions(stores.db.sql)).to.deep.equal(CURRENT_VERSIONS);
 
     expect(await store.get('done-1')).to.deep.equal({
       id: 'done-1',
@@ -102,31 +104,31 @@ describeBackends('store migrations', function (backend) {
     const counts = (await store.countsByState()).map((c) => `${c.analytic}/${c.state}=${c.count}`).sort();
     expect(counts).to.deep.equal(['face_log/done=1', 'face_log/processing=1', 'kamcheck/done=1', 'kamcheck/failed=1', 'kamcheck/queued=1']);
 
-    expect(await getCamera(store.db, 'lobby')).to.include({ state: 'ok', lastJobId: 'check-1', referenceCount: 1 });
-    expect((await cameraReferences(store.db, 'lobby')).map((r) => r.id)).to.deep.equal(['ref-1']);
-    expect((await cameraChecks(store.db, 'lobby')).map((c) => c.jobId)).to.deep.equal(['check-1']);
-    expect(await pendingDeliveries(store.db)).to.equal(1);
+    expect(await stores.cameras.get('lobby')).to.include({ state: 'ok', lastJobId: 'check-1', referenceCount: 1 });
+    expect((await stores.cameras.references('lobby')).map((r) => r.id)).to.deep.equal(['ref-1']);
+    expect((await stores.cameras.checks('lobby')).map((c) => c.jobId)).to.deep.equal(['check-1']);
+    expect(await stores.outbox.pendingCount()).to.equal(1);
 
     // The check that was queued at the upgrade finishes as a camera check: its bookkeeping moved
     // out of its input, and the worker's report of a renewed reference is recorded.
-    store.onFinish(cameraFinishHook({ alarmAfter: 2, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: null } }), (err) => {
+    store.onFinish(cameraFinishHook({ ...stores, alarmAfter: 2, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: null } }), (err) => {
       throw err;
     });
     let job: JobRecord | null;
     while ((job = await store.claim('node-b', LONG_LEASE_MS)) && job.id !== 'pending-check') await store.complete({ id: job.id, attempt: job.attempts }, 'ok', {});
     expect(job, 'the pending check was claimed').to.not.equal(null);
     expect(await store.complete({ id: job!.id, attempt: job!.attempts }, 'Tampering probability 0%', { probability: 0 }, { report: { renewedReference: true } })).to.equal(true);
-    expect((await cameraChecks(store.db, 'lobby')).map((c) => c.jobId)).to.deep.equal(['pending-check', 'check-1']);
-    const renewed = (await cameraReferences(store.db, 'lobby')).find((r) => r.id === 'ref-renewed');
+    expect((await stores.cameras.checks('lobby')).map((c) => c.jobId)).to.deep.equal(['pending-check', 'check-1']);
+    const renewed = (await stores.cameras.references('lobby')).find((r) => r.id === 'ref-renewed');
     expect(renewed).to.include({ slot: 10, sourceJob: 'pending-check', file: 'references/re/ref-renewed.jpg', width: 320, height: 240 });
-    await store.close();
+    await stores.close();
     opened.pop();
 
     // Opened again: nothing runs twice, nothing is lost.
     const again = await open(where);
     expect(await moduleVersions(again.db.sql)).to.deep.equal(CURRENT_VERSIONS);
-    expect((await again.get('pending-check'))!.state).to.equal('done');
-    expect(await getCamera(again.db, 'lobby')).to.include({ lastJobId: 'pending-check', referenceCount: 2 });
+    expect((await again.jobs.get('pending-check'))!.state).to.equal('done');
+    expect(await again.cameras.get('lobby')).to.include({ lastJobId: 'pending-check', referenceCount: 2 });
   });
 
   it('refuses a database whose tables a newer release migrated', async () => {
@@ -137,7 +139,7 @@ describeBackends('store migrations', function (backend) {
     opened.pop();
     const db = await openDatabase(where);
     try {
-      const err = await rejection(JobStore.open(db, ALL_SCHEMAS));
+      const err = await rejection(openStores(db));
       expect(err.message).to.equal(`the database's jobs tables are at version 99, newer than this release knows (3): run the newer release`);
     } finally {
       await db.close();
@@ -159,9 +161,9 @@ describeBackends('store migrations', function (backend) {
 
       const upgraded = await open(file);
       expect(await moduleVersions(upgraded.db.sql)).to.deep.equal(CURRENT_VERSIONS);
-      expect(await upgraded.get('done-1')).to.deep.include({ state: 'done', finishedAt: 2001, result: { sightings: [1] }, startedAt: null, leaseOwner: null });
+      expect(await upgraded.jobs.get('done-1')).to.deep.include({ state: 'done', finishedAt: 2001, result: { sightings: [1] }, startedAt: null, leaseOwner: null });
       const claimed: JobRecord[] = [];
-      for (let job; (job = await upgraded.claim('n1', LONG_LEASE_MS)); ) claimed.push(job);
+      for (let job; (job = await upgraded.jobs.claim('n1', LONG_LEASE_MS)); ) claimed.push(job);
       expect(claimed.map((j) => [j.id, j.attempts])).to.deep.equal([['queued-1', 1], ['running-1', 2]]);
       await upgraded.close();
       opened.pop();
@@ -169,13 +171,55 @@ describeBackends('store migrations', function (backend) {
       expect(check.pragma('auto_vacuum', { simple: true }), 'incremental').to.equal(2);
       check.close();
     });
+
+    // A box of release 96a78b5 that checked camera "gate" (a reference set by hand, a check of it,
+    // a check without a camera), gave it a paused stream source, signed the console in, had two
+    // job.completed events it could not deliver, then was killed with -9 right after accepting a
+    // check it had not run yet; test/fixtures/releases/96a78b5/ holds its jobs.sqlite and the
+    // write-ahead log beside it, which holds every one of those writes (the file itself none).
+    it('a box of the release before (96a78b5) killed with its records in the write-ahead log starts with its file renamed, nothing lost', async function () {
+      this.timeout(60_000);
+      const frozen = new URL('../../test/fixtures/releases/96a78b5/', import.meta.url);
+      for (const name of ['jobs.sqlite', 'jobs.sqlite-wal']) fs.writeFileSync(path.join(dir, name), zlib.gunzipSync(fs.readFileSync(new URL(`${name}.gz`, frozen))));
+      const files = () => fs.readdirSync(dir).filter((f) => f.includes('.sqlite')).sort();
+      let svc = await startTestService({ WORKERS: '0', TZ: 'UTC' }, dir);
+      try {
+        expect(files()).to.include('appliance.sqlite').and.not.include('jobs.sqlite').and.not.include('jobs.sqlite-wal');
+        expect(svc.logs.some((l) => l.msg === 'renamed the database file of an earlier release')).to.equal(true);
+        expect(await moduleVersions(svc.service.db.sql)).to.deep.equal(CURRENT_VERSIONS);
+        const tasks = (await api(`${svc.url}/kamcheck`)).body.tasks as { job_id: string; complete: boolean; camera?: string }[];
+        expect(tasks.map((t) => [t.job_id, t.complete, t.camera ?? null])).to.deep.equal([
+          ['4050613d-8223-45f2-be63-8b2b9e4cb765', false, 'gate'],
+          ['31261d90-499d-4f9f-b724-aa92ceea9eb8', true, null],
+          ['5d205ca8-bcb8-4b6b-8478-72f061c97553', true, 'gate'],
+        ]);
+        const gate = (await api(`${svc.url}/cameras/gate`)).body.camera;
+        expect(gate).to.include({ state: 'ok', reference_count: 1 });
+        expect(gate.checks.map((c: { job_id: string }) => c.job_id)).to.deep.equal(['5d205ca8-bcb8-4b6b-8478-72f061c97553']);
+        expect(gate.source).to.include({ url: 'rtsp://viewer:***@127.0.0.1:1/gate', check_interval_s: 3600, enabled: false });
+        expect(await svc.service.outbox.pendingCount()).to.equal(2);
+        expect(await svc.service.db.sql.get('SELECT COUNT(*) AS n FROM sessions')).to.deep.equal({ n: 1 });
+        // The check accepted before the crash still finishes as a camera check: its bookkeeping is there.
+        expect(await svc.service.db.sql.get('SELECT job_id FROM camera_pending_checks')).to.deep.equal({ job_id: '4050613d-8223-45f2-be63-8b2b9e4cb765' });
+      } finally {
+        await svc.stop();
+      }
+      // A second start finds the renamed file and renames nothing.
+      svc = await startTestService({ WORKERS: '0', TZ: 'UTC' }, dir);
+      try {
+        expect(svc.logs.some((l) => l.msg === 'renamed the database file of an earlier release')).to.equal(false);
+        expect((await api(`${svc.url}/kamcheck`)).body.tasks).to.have.length(3);
+      } finally {
+        await svc.stop();
+      }
+    });
   } else {
     it('nodes that open one new database at once all succeed; it is migrated once', async () => {
       const url = await newDatabaseUrl();
       const nodes = await Promise.all(Array.from({ length: 6 }, () => open(url)));
       for (const node of nodes) expect(await moduleVersions(node.db.sql)).to.deep.equal(CURRENT_VERSIONS);
-      const inserted = await nodes[0].insert({ id: 'kept', analytic: 'kamcheck', input: { video: 'a.mp4' } });
-      expect(await nodes[5].get('kept')).to.deep.equal(inserted);
+      const inserted = await nodes[0].jobs.insert({ id: 'kept', analytic: 'kamcheck', input: { video: 'a.mp4' } });
+      expect(await nodes[5].jobs.get('kept')).to.deep.equal(inserted);
     });
 
     it('close leaves no connection behind, even right after open (its LISTEN connection may still be opening)', async () => {

@@ -108,7 +108,7 @@ describeBackends('HTTP /kamcheck', function (backend) {
       ids.push(res.body.task.job_id);
     }
     for (let i = 0; i < 52; i++) {
-      await svc.service.store.insert({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, analytic: 'kamcheck', input: {} });
+      await svc.service.jobs.insert({ id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, analytic: 'kamcheck', input: {} });
     }
     const list = await api(`${svc.url}/kamcheck`);
     expect(list.status).to.equal(200);

@@ -197,7 +197,7 @@ describeBackends('Clients of the original service', function (backend) {
       for (let i = 0; i < 55; i++) {
         for (const analytic of ['kamcheck', 'face_log']) {
           const id = `00000000-0000-4000-8000-${String(i).padStart(6, '0')}${analytic === 'kamcheck' ? '000001' : '000002'}`;
-          await paged.service.store.insert({ id, analytic, input: { frames: 10, startFrame: 0, maxFrames: 0 }, createdAt: t0 + i });
+          await paged.service.jobs.insert({ id, analytic, input: { frames: 10, startFrame: 0, maxFrames: 0 }, createdAt: t0 + i });
           ids[analytic].unshift(id); // newest first
         }
       }

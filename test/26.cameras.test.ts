@@ -8,11 +8,9 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { api, fetchChecked, form, startTestService, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
-import { describeBackends } from './helpers/backends.js';
+import { describeBackends, type TestStores } from './helpers/backends.js';
 import { sweepReferenceFiles } from '../lib/cameras/reference-files.js';
-import { addReference, cameraChecks, getCamera, insertPendingCheck } from '../lib/cameras/camera-store.js';
 import { cameraFinishHook } from '../lib/cameras/check-outcome.js';
-import type { JobStore } from '../lib/jobs/store.js';
 import { verifySignature } from '../lib/webhooks/sign.js';
 import { until } from './helpers/until.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
@@ -94,8 +92,8 @@ describeBackends('cameras', function (backend) {
     ]);
     // The dropped pictures go with the sweep once no queued check can still be reading them.
     expect(referenceFiles(svc.dataDir)).to.have.length(5);
-    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store.db)).to.equal(0);
-    expect(await sweepReferenceFiles(svc.dataDir, svc.service.store.db, Date.now() + 2 * 3600_000)).to.equal(2);
+    expect(await sweepReferenceFiles(svc.dataDir, svc.service.cameras)).to.equal(0);
+    expect(await sweepReferenceFiles(svc.dataDir, svc.service.cameras, Date.now() + 2 * 3600_000)).to.equal(2);
     expect(referenceFiles(svc.dataDir)).to.have.length(3);
 
     expect((await api(`${svc.url}/cameras`)).body.cameras.map((c: any) => c.camera)).to.deep.equal(['gate-1']);
@@ -279,31 +277,32 @@ describeBackends('cameras', function (backend) {
 
 describeBackends('camera bookkeeping in the job store', function (backend) {
   let dir: string;
-  let stores: JobStore[] = [];
+  let opened: TestStores[] = [];
 
   beforeEach(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vaa-cameras-'));
   });
   afterEach(async () => {
-    for (const s of stores) await s.close();
-    stores = [];
+    for (const s of new Set(opened)) await s.close();
+    opened = [];
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  const hook = (alarmAfter: number) =>
-    cameraFinishHook({ alarmAfter, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
+  const hook = (stores: TestStores, alarmAfter: number) =>
+    cameraFinishHook({ ...stores, alarmAfter, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
 
   /** A tamper check of `camera` as the route accepts it: the job and its pending check in one transaction. */
-  const insertCheck = (store: JobStore, id: string, camera: string) =>
-    store.insert(
+  const insertCheck = (stores: TestStores, id: string, camera: string) =>
+    stores.jobs.insert(
       { id, analytic: 'kamcheck', input: {} },
-      { alongside: (tx) => insertPendingCheck(tx, { jobId: id, camera, capturedAt: Date.now(), width: 320, height: 240, refresh: null }) },
+      { alongside: (tx) => stores.cameras.insertPendingCheck(tx, { jobId: id, camera, capturedAt: Date.now(), width: 320, height: 240, refresh: null }) },
     );
 
   /** A finished tamper check of `camera` with `probability`, through claim and complete like the queue's. */
-  async function finishCheck(store: JobStore, camera: string, probability: number): Promise<string> {
+  async function finishCheck(stores: TestStores, camera: string, probability: number): Promise<string> {
+    const store = stores.jobs;
     const id = randomUUID();
-    await insertCheck(store, id, camera);
+    await insertCheck(stores, id, camera);
     for (;;) {
       const job = await store.claim('test', 60_000);
       if (!job) throw new Error('nothing to claim');
@@ -315,20 +314,21 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
 
   it('keeps the last 50 checks of a camera, and the outcome, the state and the event commit together', async function () {
     this.timeout(120_000);
-    const store = await backend.openStore(dir);
-    stores.push(store);
-    store.onFinish(hook(2));
-    await addReference(store.db, { id: randomUUID(), camera: 'c1', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/x.jpg', width: 320, height: 240, createdAt: 1 });
+    const stores = await backend.openStores(dir);
+    opened.push(stores);
+    const store = stores.jobs;
+    store.onFinish(hook(stores, 2));
+    await stores.cameras.addReference({ id: randomUUID(), camera: 'c1', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/x.jpg', width: 320, height: 240, createdAt: 1 });
     const ids: string[] = [];
-    for (let i = 0; i < 53; i++) ids.push(await finishCheck(store, 'c1', i === 51 || i === 52 ? 90 : 10));
-    const checks = await cameraChecks(store.db, 'c1');
+    for (let i = 0; i < 53; i++) ids.push(await finishCheck(stores, 'c1', i === 51 || i === 52 ? 90 : 10));
+    const checks = await stores.cameras.checks('c1');
     expect(checks.map((c) => c.jobId)).to.deep.equal(ids.slice(-50).reverse());
     expect(checks[0]).to.include({ success: true, probability: 90, state: 'tampered' });
     expect(checks[1]).to.include({ probability: 90, state: 'ok' });
-    const camera = await getCamera(store.db, 'c1');
+    const camera = await stores.cameras.get('c1');
     expect(camera).to.include({ state: 'tampered', streak: 0, lastJobId: ids[52], lastProbability: 90 });
     // One event for the one change of state, to WEBHOOK_URL, with the body the API shows.
-    const events = await store.db.sql.all<{ event_type: string; body: string; url: string }>('SELECT event_type, body, url FROM webhook_outbox');
+    const events = await stores.db.sql.all<{ event_type: string; body: string; url: string }>('SELECT event_type, body, url FROM webhook_outbox');
     expect(events.map((e) => [e.event_type, e.url])).to.deep.equal([['camera.state_changed', 'http://127.0.0.1:9/events']]);
     const body = JSON.parse(events[0].body);
     expect(body).to.include({ status: 'success', event: 'camera.state_changed', previous_state: 'ok', state: 'tampered', job_id: ids[52] });
@@ -341,31 +341,39 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
       await tx.run(`UPDATE cameras SET streak = 99 WHERE id = 'c1'`);
       throw new Error('hook defect');
     }, (err) => errors.push(err));
-    const id = await finishCheck(store, 'c1', 95);
+    const id = await finishCheck(stores, 'c1', 95);
     expect((await store.get(id))!.state).to.equal('done');
     expect(errors).to.have.length(1);
-    expect((await cameraChecks(store.db, 'c1'))[0].jobId).to.equal(id);
-    expect(await getCamera(store.db, 'c1')).to.include({ streak: 0, lastJobId: id });
+    expect((await stores.cameras.checks('c1'))[0].jobId).to.equal(id);
+    expect(await stores.cameras.get('c1')).to.include({ streak: 0, lastJobId: id });
   });
 
-  it('checks of one camera finishing at once on several connections each count once', async function () {
+  // Four claimers finish checks of one camera at once. On PostgreSQL they are four nodes, each on
+  // connections of its own, and the camera's row lock makes them count in turn. On SQLite they
+  // are four chains of calls on the box's one connection, whose transactions run one at a time
+  // while the claims outside them interleave with those transactions.
+  it('checks of one camera finishing at once from several claimers each count once', async function () {
     this.timeout(120_000);
-    stores = await backend.openStores(dir, backend.name === 'postgres' ? 4 : 1);
-    for (const s of stores) s.onFinish(hook(1000));
-    await addReference(stores[0].db, { id: randomUUID(), camera: 'c2', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/y.jpg', width: 320, height: 240, createdAt: 1 });
-    const perStore = 10;
-    for (let i = 0; i < stores.length * perStore; i++) await insertCheck(stores[0], randomUUID(), 'c2');
-    const finished = await Promise.all(stores.map(async (s) => {
-      let n = 0;
-      for (let job; (job = await s.claim(`node-${stores.indexOf(s)}`, 60_000)); n++) {
-        expect(await s.complete({ id: job.id, attempt: job.attempts }, 'done', { probability: 80 })).to.equal(true);
-      }
-      return n;
-    }));
-    expect(finished.reduce((a, b) => a + b)).to.equal(stores.length * perStore);
-    if (stores.length > 1) expect(finished.filter((n) => n > 0).length, 'several connections finished checks').to.be.above(1);
-    const camera = await getCamera(stores[0].db, 'c2');
-    expect(camera!.streak).to.equal(stores.length * perStore);
-    expect(await cameraChecks(stores[0].db, 'c2')).to.have.length(stores.length * perStore);
+    const claimers = await backend.openNodes(dir, 4);
+    opened.push(...claimers);
+    for (const stores of new Set(claimers)) stores.jobs.onFinish(hook(stores, 1000));
+    const [first] = claimers;
+    await first.cameras.addReference({ id: randomUUID(), camera: 'c2', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/y.jpg', width: 320, height: 240, createdAt: 1 });
+    const perClaimer = 10;
+    const total = claimers.length * perClaimer;
+    for (let i = 0; i < total; i++) await insertCheck(first, randomUUID(), 'c2');
+    const finished = await Promise.all(
+      claimers.map(async ({ jobs }, i) => {
+        let n = 0;
+        for (let job; (job = await jobs.claim(`node-${i}`, 60_000)); n++) {
+          expect(await jobs.complete({ id: job.id, attempt: job.attempts }, 'done', { probability: 80 })).to.equal(true);
+        }
+        return n;
+      }),
+    );
+    expect(finished.reduce((a, b) => a + b)).to.equal(total);
+    expect(finished.filter((n) => n > 0).length, 'several claimers finished checks').to.be.above(1);
+    expect((await first.cameras.get('c2'))!.streak).to.equal(total);
+    expect(await first.cameras.checks('c2')).to.have.length(total);
   });
 });

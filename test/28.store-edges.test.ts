@@ -8,12 +8,12 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { expect } from 'chai';
 import { pino } from 'pino';
-import { forgetChecksOfJobs, getCamera } from '../lib/cameras/camera-store.js';
-import { sweepRecords, KEEP_PER_ANALYTIC, PURGE_BATCH } from '../lib/jobs/record-retention.js';
-import { DuplicateSubmissionError, type Claim, type JobRecord, type JobStore } from '../lib/jobs/store.js';
+import type { Claim, JobRecord } from '../lib/jobs/job-record.js';
+import { sweepRecords, KEEP_PER_ANALYTIC, PURGE_BATCH } from '../lib/jobs/retention.js';
+import { DuplicateSubmissionError, type JobStore } from '../lib/jobs/store.js';
 import { AUTH, PASSWORD, USER, api, form, removeTempDir, spawnService, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
-import { describeBackends } from './helpers/backends.js';
+import { describeBackends, type TestStores } from './helpers/backends.js';
 import { rejection } from './helpers/until.js';
 import { checkRaw, httpRequest, rawConnect } from './helpers/raw-http.js';
 
@@ -27,16 +27,19 @@ describeBackends('store edges', function (backend) {
 
   describe('record retention', () => {
     let dir: string;
+    let stores: TestStores;
     let store: JobStore;
     beforeEach(async () => {
       dir = tempDataDir();
-      store = await backend.openStore(dir);
-      store.onPurge(forgetChecksOfJobs);
+      stores = await backend.openStores(dir);
+      store = stores.jobs;
+      store.onPurge((tx, ids) => stores.cameras.forgetChecksOfJobs(tx, ids));
     });
     afterEach(async () => {
-      await store.close();
+      await stores.close();
       removeTempDir(dir);
     });
+    const sweep = () => sweepRecords({ store, recordRetentionMs: 90 * DAY_MS, logger: silent, now: Date.now });
 
     /** A job that finished at `finishedAt`, through insert, claim and complete like the queue's. */
     async function finished(analytic: string, finishedAt: number): Promise<string> {
@@ -64,29 +67,28 @@ describeBackends('store edges', function (backend) {
       const lateQueued = randomUUID();
       await store.insert({ id: lateQueued, analytic: 'kamcheck', input: {}, createdAt: old });
       // Checks of a camera: some of jobs to be deleted, some of kept ones.
-      await store.db.sql.run(`INSERT INTO cameras (id, state, state_since, streak, created_at) VALUES ('gate', 'ok', 1, 0, 1)`);
+      await stores.db.sql.run(`INSERT INTO cameras (id, state, state_since, streak, created_at) VALUES ('gate', 'ok', 1, 0, 1)`);
       const checked = [...oldChecks.slice(0, 3), ...oldChecks.slice(-2), recent[0]];
       for (const jobId of checked) {
-        await store.db.sql.run(`INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state) VALUES ('gate', ?, 1, 1, 1, 0, 'ok')`, jobId);
+        await stores.db.sql.run(`INSERT INTO camera_checks (camera, job_id, captured_at, finished_at, success, probability, state) VALUES ('gate', ?, 1, 1, 1, 0, 'ok')`, jobId);
       }
       const totals = await store.countsByState();
 
-      const sweep = await sweepRecords({ store, retentionMs: 90 * DAY_MS, logger: silent });
+      const swept = await sweep();
       // The newest 50 tamper checks are the queued one, the recent five and the newest old ones.
       const keptOld = KEEP_PER_ANALYTIC - 1 - recent.length;
-      expect(sweep).to.deep.include({ deleted: OLD - keptOld, ran: true });
-      expect(sweep.batches).to.equal(2);
+      expect(swept).to.deep.include({ deleted: OLD - keptOld, batches: 2 });
       const kamchecks = (await store.recent('kamcheck', 1000)).map((j) => j.id);
       expect(kamchecks).to.deep.equal([lateQueued, ...recent.slice().reverse(), ...oldChecks.slice(-keptOld).reverse(), oldRunning]);
       expect((await store.recent('face_log', 100)).map((j) => j.id)).to.deep.equal(oldFaceLogs.slice().reverse());
       expect(await store.get(oldChecks[0])).to.equal(null);
-      const checks = await store.db.sql.all<{ job_id: string }>(`SELECT job_id FROM camera_checks ORDER BY seq`);
+      const checks = await stores.db.sql.all<{ job_id: string }>(`SELECT job_id FROM camera_checks ORDER BY seq`);
       expect(checks.map((c) => c.job_id)).to.deep.equal([...oldChecks.slice(-2), recent[0]]);
-      expect(await getCamera(store.db, 'gate')).to.not.equal(null);
+      expect(await stores.cameras.get('gate')).to.not.equal(null);
       expect(await store.countsByState()).to.deep.equal(totals);
 
       // Nothing left to delete: a second sweep deletes nothing.
-      expect(await sweepRecords({ store, retentionMs: 90 * DAY_MS, logger: silent })).to.deep.include({ deleted: 0, batches: 0 });
+      expect(await sweep()).to.deep.include({ deleted: 0, batches: 0 });
     });
 
     it('idempotency keys are forgotten after their window', async () => {
@@ -215,7 +217,7 @@ describeBackends('store edges', function (backend) {
         const first = await spawnService({ DATA_DIR: dataDir, AUTH_CREDENTIALS: `${USER}:${PASSWORD}`, WORKERS: '0' });
         try {
           const err = await rejection(startTestService({ WORKERS: '0' }, dataDir));
-          expect(err.message).to.match(new RegExp(`^the database .*jobs\\.sqlite is in use by another running service \\(pid ${first.child.pid}, node "`));
+          expect(err.message).to.match(new RegExp(`^the database .*appliance\\.sqlite is in use by another running service \\(pid ${first.child.pid}, node "`));
         } finally {
           first.child.kill('SIGTERM');
           await first.exited;

@@ -32,7 +32,7 @@ describe('kamcheck job with a reference refresh', function () {
     const input = path.join(svc.dataDir, 'jobs', id, 'input');
     fs.mkdirSync(input, { recursive: true });
     fs.copyFileSync(quiet.clip, path.join(input, 'video'));
-    await svc.service.store.insert({
+    await svc.service.jobs.insert({
       id,
       analytic: 'kamcheck',
       input: { videoPath: path.join(input, 'video'), imagePath: shared, videoName: 'clip.mp4', imageName: 'reference.jpg', ...(refreshPath ? { refreshPath } : {}) },

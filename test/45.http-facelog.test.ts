@@ -324,7 +324,7 @@ describeBackends('face log over HTTP', function (backend) {
       const xmlName = `face_log_${task.job_id}.xml`;
       expect(bare.endsWith(`/${xmlName}`)).to.equal(true);
       expect((await api(bare.replace(xmlName, 'other.xml'))).status).to.equal(404);
-      expect((await api(bare.replace(xmlName, '..%2Fjobs.sqlite'))).status).to.equal(404);
+      expect((await api(bare.replace(xmlName, '..%2Fappliance.sqlite'))).status).to.equal(404);
       expect((await api(bare.replace(xmlName, '.hidden'))).status).to.equal(404);
       expect((await download(task.results_xml.replace(xmlName, 'other.xml'))).status).to.equal(404);
     });
@@ -373,8 +373,8 @@ describeBackends('face log over HTTP', function (backend) {
       const queryForm = `${task.results_xml.replace(`/${expires}.${sig}/`, '/')}?expires=${expires}&sig=${sig}`;
       expect((await download(queryForm)).status).to.equal(410);
       expect((await api(task.results_video)).status).to.equal(410);
-      const removed = await svc.service.sweepResults();
-      expect(removed).to.be.at.least(1);
+      const swept = await svc.service.duties.run('jobs.retention');
+      expect(swept!.result_folders).to.be.at.least(1);
       expect(fs.existsSync(path.join(svc.dataDir, 'results', task.job_id))).to.equal(false);
       const res = await api(`${svc.url}/face_log/${task.job_id}`);
       expect(res.status).to.equal(200);

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
-import { sweepCaptureFiles } from '../lib/cameras/reference-files.js';
+import { sweepCaptureFiles } from '../lib/sources/capture-files.js';
 import { classify } from '../lib/sources/stream-capture.js';
 import { api, fetchChecked, startTestService, type TestService } from '../testkit/service.js';
 import { startRtspServer, type RtspServer } from '../testkit/rtsp-server.js';
@@ -133,7 +133,7 @@ describe('camera stream sources', function () {
     });
     const pictures = () => fs.readdirSync(path.join(svc.dataDir, 'captures'), { recursive: true }).filter((f) => String(f).endsWith('.jpg'));
     expect(pictures().length).to.be.at.least(2);
-    const removed = await sweepCaptureFiles(svc.dataDir, svc.service.store.db, 0);
+    const removed = await sweepCaptureFiles(svc.dataDir, svc.service.sources, 0);
     expect(removed).to.be.at.least(1);
     const kept = pictures();
     expect(kept).to.have.length(1);

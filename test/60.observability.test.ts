@@ -26,7 +26,7 @@ function parseMetrics(text: string): Map<string, number> {
 }
 
 
-/** Ends the connections to a database of the run's PostgreSQL server and drops it: the job database is gone. */
+/** Ends the connections to a database of the run's PostgreSQL server and drops it: the database is gone. */
 async function dropDatabase(url: string): Promise<void> {
   const admin = new pg.Client({ connectionString: (await sharedPostgres()).url });
   await admin.connect();
@@ -95,7 +95,7 @@ describeBackends('observability: health, metrics, logs', function (backend) {
 
     // The database is gone: on PostgreSQL it is dropped under the service; SQLite's file is closed.
     if (databaseUrl) await dropDatabase(databaseUrl);
-    else await svc.service.store.close();
+    else await svc.service.db.close();
     const noDb = await api(`${svc.url}/healthz`);
     expect(noDb.status).to.equal(503);
     expect(noDb.body.health.database.ok).to.equal(false);

@@ -4,12 +4,7 @@
 import fs from 'node:fs';
 import type Router from '@koa/router';
 import { expect } from 'chai';
-import { pino } from 'pino';
-import { loadConfig } from '../lib/config.js';
-import { createApp } from '../lib/http/app.js';
-import { servedAnalytics } from '../lib/http/served-analytics.js';
-import { ResultLinks } from '../lib/http/result-links.js';
-import { api, removeTempDir, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
+import { api, startTestService, type TestService } from '../testkit/service.js';
 import { checkResponse, OpenApiMismatch, openApiDocument, OPENAPI_PATH, type ReceivedResponse } from '../testkit/openapi-check.js';
 import { openApiProblems } from './helpers/openapi-structure.js';
 
@@ -77,16 +72,14 @@ describe('OpenAPI document', function () {
     expect(problems).to.contain('minProperties');
   });
 
-  it('describes every route of the app, and every operation it describes is a route', () => {
-    const dataDir = tempDataDir();
-    const config = loadConfig({ DATA_DIR: dataDir, AUTH_CREDENTIALS: 'a:b' });
-    const deps = {
-      config, credentials: config.credentials!, logger: pino({ level: 'silent' }), tmpDir: dataDir, jobsDir: dataDir,
-      resultsDir: dataDir, resultTtlMs: 1, links: new ResultLinks(Buffer.alloc(32)), now: Date.now, analytics: servedAnalytics,
-    } as unknown as Parameters<typeof createApp>[0];
-    const app = createApp(deps);
-    removeTempDir(dataDir); // only read for its path: the app is never started
-    const router = (app.middleware.find((m) => (m as { router?: Router }).router) as unknown as { router: Router }).router;
+  it('describes every route of the app, and every operation it describes is a route', async () => {
+    const svc = await startTestService({ WORKERS: '0' });
+    let router: Router;
+    try {
+      router = (svc.service.app.middleware.find((m) => (m as { router?: Router }).router) as unknown as { router: Router }).router;
+    } finally {
+      await svc.stop();
+    }
     const normalise = (p: string) => p.replace(/\{[^}]+\}|:[A-Za-z_]+/g, '{}');
     const routes = new Set(
       router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${normalise(String(layer.path))}`)),

@@ -44,7 +44,7 @@ describe('disk nearly full', function () {
   }
 
   async function expectNothingKept(): Promise<void> {
-    expect(await svc!.service.store.countsByState()).to.deep.equal([]);
+    expect(await svc!.service.jobs.countsByState()).to.deep.equal([]);
     expect(fs.readdirSync(`${svc!.dataDir}/jobs`)).to.deep.equal([]);
     expect(fs.readdirSync(`${svc!.dataDir}/tmp`)).to.deep.equal([]);
   }

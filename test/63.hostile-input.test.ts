@@ -50,7 +50,7 @@ describe('hostile and broken input', function () {
   }
 
   async function jobCount(): Promise<number> {
-    return (await svc.service.store.countsByState()).reduce((n, c) => n + c.count, 0);
+    return (await svc.service.jobs.countsByState()).reduce((n, c) => n + c.count, 0);
   }
 
   function expectNothingOutsideDataDir(): void {
@@ -110,7 +110,7 @@ describe('hostile and broken input', function () {
       const id = res.body.task.job_id;
       const task = await waitComplete(`${svc.url}/kamcheck/${id}`, 60_000);
       expect(task.success, c.name).to.equal(true);
-      const input = (await svc.service.store.get(id))!.input as { videoName: string; imageName: string };
+      const input = (await svc.service.jobs.get(id))!.input as { videoName: string; imageName: string };
       for (const name of [input.videoName, input.imageName]) {
         // eslint-disable-next-line no-control-regex
         expect(name, c.name).to.not.match(/[/\\\u0000-\u001f]/);

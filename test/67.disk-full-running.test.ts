@@ -50,7 +50,7 @@ async function expectFailedFull(svc: TestService, task: Task, message: RegExp): 
   expect(task.error.message).to.match(message);
   expect(task.message).to.equal(task.error.message);
   // Failed on its first run: a full disk is not a crash to retry.
-  expect((await svc.service.store.get(task.job_id))!.attempts).to.equal(1);
+  expect((await svc.service.jobs.get(task.job_id))!.attempts).to.equal(1);
   expect(svc.logs.some((l) => l.job_id === task.job_id && /worker crashed|queued again/.test(String(l.msg)))).to.equal(false);
   // Nothing of it is left: no partial results, no results, no upload. The clean-up runs just
   // after the task is marked failed.

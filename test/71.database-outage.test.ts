@@ -1,4 +1,4 @@
-// PostgreSQL going away under a running node: requests that need the job database answer 503
+// PostgreSQL going away under a running node: requests that need the database answer 503
 // `busy` with Retry-After (never a 500) and leave nothing behind; the node reconnects on its own
 // when the database is back; a job that finished during the outage is recorded once, afterwards.
 import fs from 'node:fs';
@@ -60,7 +60,7 @@ describe('job database outage (postgres)', function () {
     expect(jobFolders.filter((id) => id !== runningId)).to.deep.equal([]);
 
     // The running check finishes while the database is away, and its outcome waits.
-    const waitingOutcome = (l: Record<string, unknown>) => l.job_id === runningId && String(l.msg).startsWith('the job database does not answer');
+    const waitingOutcome = (l: Record<string, unknown>) => l.job_id === runningId && String(l.msg).startsWith('the database does not answer');
     await until('the outcome to wait for the database', async () => svc.logs.some(waitingOutcome), 60_000);
     await pg.start();
 
@@ -72,7 +72,7 @@ describe('job database outage (postgres)', function () {
     }, 30_000);
     const done = await waitComplete(`${svc.url}/kamcheck/${runningId}`, 60_000);
     expect(done.success).to.equal(true);
-    const record = (await svc.service.store.get(runningId))!;
+    const record = (await svc.service.jobs.get(runningId))!;
     expect(record.state).to.equal('done');
     expect(record.attempts, 'the outcome was written after the outage, not run again').to.equal(1);
     // 'job done' is logged after the job's clean-up, a moment after the store shows it done.

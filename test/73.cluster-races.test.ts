@@ -11,7 +11,7 @@ import { api, fetchChecked, form, PASSWORD, removeTempDir, spawnService, startTe
 import { startPostgres, type PrivatePostgres } from '../testkit/postgres.js';
 import { testMedia } from '../testkit/media.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
-import { StoreUnavailableError } from '../lib/db/errors.js';
+import { DatabaseUnavailableError } from '../lib/db/errors.js';
 import { parseFaceLogXml } from '../testkit/facelog-fixtures/read-xml.js';
 import { until } from './helpers/until.js';
 
@@ -29,11 +29,11 @@ describe('cluster races', function () {
     const media = testMedia();
     const svc = await startTestService({ DATABASE_URL: postgres.url, KAMCHECK_WAIT_MS: '0', WORKERS: '0', NODE_ID: 'api-node' });
     try {
-      const { store } = svc.service;
+      const { jobs: store } = svc.service;
       // Reads fail from here on, as when the database goes down between the insert and the answer.
       const get = store.get;
       store.get = async () => {
-        throw new StoreUnavailableError(new Error('Connection terminated unexpectedly'));
+        throw new DatabaseUnavailableError(new Error('Connection terminated unexpectedly'));
       };
       let answers;
       try {

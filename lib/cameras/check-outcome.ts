@@ -3,28 +3,26 @@
 // renews the slot's reference from the clip, and a change of state becomes an event. A check of
 // the camera's own stream also records its capture: its picture, a reference learned from it, and
 // failures to read the stream, which make the camera `offline` after OFFLINE_AFTER in a row.
-import type { FinishHook, JobRecord } from '../jobs/store.js';
 import type { Tx } from '../db/database.js';
-import { httpDate } from '../http/task-view.js';
-import { enqueueEvent, type WebhookTargets } from '../webhooks/outbox.js';
+import { httpDate } from '../dates.js';
+import type { JobRecord } from '../jobs/job-record.js';
+import type { FinishHook } from '../jobs/store.js';
 import { sourceFailureReason } from '../sources/source-failure.js';
-import {
-  insertReference,
-  lockCamera,
-  recordCheck,
-  recordStateChange,
-  takePendingCheck,
-  updateCamera,
-  type CameraRecord,
-  type CameraState,
-  type CheckState,
-  type PendingCheck,
-  type ReferenceOrigin,
-} from './camera-store.js';
-import { getSource, recordCapture } from './source-store.js';
+import type { SourceStore } from '../sources/source-store.js';
+import type { WebhookTargets } from '../webhooks/outbox.js';
+import type { OutboxStore } from '../webhooks/outbox-store.js';
+import type { CameraRecord, CameraState, CheckState, PendingCheck, ReferenceOrigin } from './camera-records.js';
+import type { CameraStore } from './camera-store.js';
 import { presentCameraSummary } from './present.js';
 
-export interface CameraHookOptions {
+/** The stores a check's outcome writes to, in the transaction of the job's outcome. */
+export interface OutcomeStores {
+  cameras: CameraStore;
+  sources: SourceStore;
+  outbox: OutboxStore;
+}
+
+export interface CameraHookOptions extends OutcomeStores {
   alarmAfter: number;
   clearAfter: number;
   /** Consecutive failed captures that make a camera offline. */
@@ -60,11 +58,12 @@ export function nextState(state: CheckState, streak: number, probability: number
 }
 
 export function cameraFinishHook(o: CameraHookOptions): FinishHook {
+  const { cameras } = o;
   return async (tx, job) => {
-    const check = await takePendingCheck(tx, job.id);
+    const check = await cameras.takePendingCheck(tx, job.id);
     if (!check) return;
     // Checks of one camera finishing together count in turn.
-    const before = await lockCamera(tx, check.camera);
+    const before = await cameras.lock(tx, check.camera);
     if (!before) return; // deleted meanwhile
     const at = job.finishedAt ?? Date.now();
     const success = job.state === 'done';
@@ -76,7 +75,7 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     let state: CameraState = before.state === 'offline' ? 'offline' : checks.state;
     let offlineReason = before.offlineReason;
     if (check.capture) {
-      const reached = await recordStreamCapture(tx, check, job, at, o.offlineAfter);
+      const reached = await recordStreamCapture(o.sources, tx, check, job, at, o.offlineAfter);
       if (reached === 'back') state = checks.state;
       else if (reached !== 'unchanged') {
         offlineReason = reached.reason;
@@ -96,17 +95,17 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
       lastJobId: job.id,
       lastProbability: probability,
     };
-    await updateCamera(tx, after);
+    await cameras.update(tx, after);
     const latenessMs = check.capture ? Math.max(0, check.capturedAt - check.capture.dueAt) : null;
     const waitMs = check.capture && job.startedAt !== null ? Math.max(0, job.startedAt - check.capturedAt) : null;
     if (latenessMs !== null) o.onStreamCheck?.(latenessMs / 1000, waitMs === null ? null : waitMs / 1000);
-    await recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state, latenessMs, waitMs });
+    await cameras.recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state, latenessMs, waitMs });
     const report = job.report as CheckReport | null;
-    if (success && report?.learnedReference) await renewReference(tx, check, job, at, 'learned');
-    else if (probability === 0 && report?.renewedReference) await renewReference(tx, check, job, at, 'renewed');
+    if (success && report?.learnedReference) await renewReference(cameras, tx, check, job, at, 'learned');
+    else if (probability === 0 && report?.renewedReference) await renewReference(cameras, tx, check, job, at, 'renewed');
     if (changed) {
       const callbackUrl = typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null;
-      await announceChange(tx, o.targets, before, after, { at, jobId: job.id, reason: state === 'offline' ? offlineReason : null, callbackUrl });
+      await announceChange(o, tx, before, after, { at, jobId: job.id, reason: state === 'offline' ? offlineReason : null, callbackUrl });
     }
   };
 }
@@ -116,30 +115,37 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
  * offline), is (still) failing with a reason, or is unchanged (the check failed for another cause,
  * or the source is gone).
  */
-async function recordStreamCapture(tx: Tx, check: PendingCheck, job: JobRecord, at: number, offlineAfter: number): Promise<'back' | 'unchanged' | { reason: string; offline: boolean }> {
-  const source = await getSource(tx, check.camera);
+async function recordStreamCapture(
+  sources: SourceStore,
+  tx: Tx,
+  check: PendingCheck,
+  job: JobRecord,
+  at: number,
+  offlineAfter: number,
+): Promise<'back' | 'unchanged' | { reason: string; offline: boolean }> {
+  const source = await sources.get(check.camera, tx);
   if (!source) return 'unchanged';
   const reason = job.state === 'failed' ? sourceFailureReason(job.error?.code) : null;
   if (job.state === 'done') {
     const picture = { file: check.capture!.file, at: check.capturedAt, width: check.width, height: check.height };
-    await recordCapture(tx, check.camera, { at: check.capturedAt, ok: true, reason: null, jobId: job.id, failures: 0, picture });
+    await sources.recordCapture(tx, check.camera, { at: check.capturedAt, ok: true, reason: null, jobId: job.id, failures: 0, picture });
     return 'back';
   }
   if (reason) {
     const failures = source.failures + 1;
-    await recordCapture(tx, check.camera, { at, ok: false, reason, jobId: job.id, failures, picture: null });
+    await sources.recordCapture(tx, check.camera, { at, ok: false, reason, jobId: job.id, failures, picture: null });
     return { reason, offline: failures >= offlineAfter };
   }
   // Failed for another cause than the stream (a resolution that matches no reference, a crash).
-  await recordCapture(tx, check.camera, { at, ok: false, reason: job.error?.code ?? null, jobId: job.id, failures: source.failures, picture: null });
+  await sources.recordCapture(tx, check.camera, { at, ok: false, reason: job.error?.code ?? null, jobId: job.id, failures: source.failures, picture: null });
   return 'unchanged';
 }
 
 /** The worker wrote the clip's quietest frame where the check's input said; it becomes the slot's reference. */
-async function renewReference(tx: Tx, check: PendingCheck, job: JobRecord, at: number, origin: ReferenceOrigin): Promise<void> {
+async function renewReference(cameras: CameraStore, tx: Tx, check: PendingCheck, job: JobRecord, at: number, origin: ReferenceOrigin): Promise<void> {
   const refresh = check.refresh;
   if (!refresh) return;
-  await insertReference(tx, {
+  await cameras.insertReference(tx, {
     id: refresh.id,
     camera: check.camera,
     slot: refresh.slot,
@@ -158,23 +164,23 @@ async function renewReference(tx: Tx, check: PendingCheck, job: JobRecord, at: n
  * A camera whose source was removed while it was offline goes back to the state its checks say:
  * nothing reads its stream any more, so nothing can say it is offline.
  */
-export async function leaveOffline(tx: Tx, camera: string, at: number, targets: WebhookTargets): Promise<void> {
-  const before = await lockCamera(tx, camera);
+export async function leaveOffline(o: OutcomeStores & { targets: WebhookTargets }, tx: Tx, camera: string, at: number): Promise<void> {
+  const before = await o.cameras.lock(tx, camera);
   if (!before || before.state !== 'offline') return;
   const after: CameraRecord = { ...before, state: before.checksState, stateSince: at, offlineReason: null };
-  await updateCamera(tx, after);
-  await announceChange(tx, targets, before, after, { at, jobId: null, reason: 'source_removed', callbackUrl: null });
+  await o.cameras.update(tx, after);
+  await announceChange(o, tx, before, after, { at, jobId: null, reason: 'source_removed', callbackUrl: null });
 }
 
 /** A change of a camera's state: kept in its state changes, and a `camera.state_changed` event. */
 async function announceChange(
+  o: OutcomeStores & { targets: WebhookTargets },
   tx: Tx,
-  targets: WebhookTargets,
   before: CameraRecord,
   after: CameraRecord,
   c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null },
 ): Promise<void> {
-  await recordStateChange(tx, after.id, { from: before.state, to: after.state, at: c.at, jobId: c.jobId, reason: c.reason });
+  await o.cameras.recordStateChange(tx, after.id, { from: before.state, to: after.state, at: c.at, jobId: c.jobId, reason: c.reason });
   const body = {
     status: 'success',
     event: 'camera.state_changed',
@@ -185,5 +191,5 @@ async function announceChange(
     job_id: c.jobId,
     ...(c.reason ? { reason: c.reason } : {}),
   };
-  await enqueueEvent(tx, targets, { type: 'camera.state_changed', body, callbackUrl: c.callbackUrl }, c.at);
+  await o.outbox.enqueue(tx, o.targets, { type: 'camera.state_changed', body, callbackUrl: c.callbackUrl }, c.at);
 }

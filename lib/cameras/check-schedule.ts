@@ -11,21 +11,21 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import PQueue from 'p-queue';
 import type { Logger } from 'pino';
-import type { Database, Tx } from '../db/database.js';
-import { StoreUnavailableError } from '../db/errors.js';
-import { httpDate } from '../http/task-view.js';
-import type { JobStore, JobRecord } from '../jobs/store.js';
+import type { Tx } from '../db/database.js';
+import { DatabaseUnavailableError } from '../db/errors.js';
+import { httpDate } from '../dates.js';
+import type { JobRecord } from '../jobs/job-record.js';
+import type { JobStore } from '../jobs/store.js';
 import type { KamcheckInput } from '../kamcheck/analytic.js';
 import { MAX_TAMPER_FRAMES } from '../kamcheck/limits.js';
+import { newCaptureFile } from '../sources/capture-files.js';
 import { captureClip } from '../sources/stream-capture.js';
 import { SourceFailure } from '../sources/source-failure.js';
+import { followingDue, type SourceStore } from '../sources/source-store.js';
 import { MediaProbeError, probeMedia } from '../video/probe.js';
-import { chooseReference, insertPendingCheck, type PendingCheck } from './camera-store.js';
-import { presentReference } from './present.js';
-import { newCaptureFile, newReferenceFile, sweepCaptureFiles } from './reference-files.js';
-import { referencePath } from './reference-upload.js';
-import { dueChecks, earliestDue, endCapture, followingDue, getSource, retakeCapture, skipDueCheck, takeDueCheck } from './source-store.js';
-import { minuteOfDay, slotOf } from './time-of-day.js';
+import type { PendingCheck } from './camera-records.js';
+import type { CameraStore } from './camera-store.js';
+import { CheckRefused, setUpCameraCheck } from './check-setup.js';
 
 /** How often a node looks for due checks. */
 export const SCHEDULE_POLL_MS = 1000;
@@ -36,13 +36,11 @@ export const SCHEDULE_POLL_MS = 1000;
 export const CAPTURES_PER_NODE = 32;
 /** A capture's hold beyond its own time limit (twice SOURCE_TIMEOUT_S): time to probe and queue the clip. */
 const HOLD_MARGIN_MS = 10_000;
-/** Every check leaves a picture; those of earlier checks go this often, once this old (reference-files.ts). */
-const PICTURE_SWEEP_MS = 5 * 60 * 1000;
-const PICTURE_GRACE_MS = 10 * 60 * 1000;
 
 export interface CheckScheduleOptions {
-  db: Database;
-  store: JobStore;
+  jobs: JobStore;
+  cameras: CameraStore;
+  sources: SourceStore;
   dataDir: string;
   /** Where jobs keep their input: `<jobsDir>/<job_id>/input/`. */
   jobsDir: string;
@@ -61,7 +59,6 @@ class HoldLost extends Error {}
 
 export class CheckSchedule {
   private timer: NodeJS.Timeout | null = null;
-  private sweeper: NodeJS.Timeout | null = null;
   /** A look at the next due time, when it comes before the next poll. */
   private wake: NodeJS.Timeout | null = null;
   private looking: Promise<void> | null = null;
@@ -72,10 +69,6 @@ export class CheckSchedule {
   start(): void {
     this.timer = setInterval(() => void this.look(), SCHEDULE_POLL_MS);
     this.timer.unref();
-    this.sweeper = setInterval(() => {
-      sweepCaptureFiles(this.o.dataDir, this.o.db, PICTURE_GRACE_MS).catch((err) => this.o.logger.warn({ err: (err as Error).message }, 'cannot sweep old capture pictures'));
-    }, PICTURE_SWEEP_MS);
-    this.sweeper.unref();
     void this.look();
   }
 
@@ -83,8 +76,7 @@ export class CheckSchedule {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     if (this.wake) clearTimeout(this.wake);
-    if (this.sweeper) clearInterval(this.sweeper);
-    this.timer = this.wake = this.sweeper = null;
+    this.timer = this.wake = null;
     await this.looking;
     await this.captures.onIdle();
   }
@@ -101,30 +93,30 @@ export class CheckSchedule {
   }
 
   private async takeDue(): Promise<void> {
-    const { db, logger } = this.o;
+    const { sources, logger } = this.o;
     try {
       const now = Date.now();
       const room = CAPTURES_PER_NODE - this.captures.size - this.captures.pending;
       if (room > 0) await this.takeDueAt(now, room);
       // Checks start on time, not up to a poll late.
-      const next = await earliestDue(db);
+      const next = await sources.earliestDue();
       if (next !== null && this.timer && next - now < SCHEDULE_POLL_MS) {
         if (this.wake) clearTimeout(this.wake);
         this.wake = setTimeout(() => void this.look(), Math.max(0, next - Date.now()));
         this.wake.unref();
       }
     } catch (err) {
-      if (err instanceof StoreUnavailableError) logger.debug({ err: err.message }, 'cannot look for due camera checks: the database does not answer');
+      if (err instanceof DatabaseUnavailableError) logger.debug({ err: err.message }, 'cannot look for due camera checks: the database does not answer');
       else logger.error({ err }, 'taking due camera checks failed');
     }
   }
 
   private async takeDueAt(now: number, room: number): Promise<void> {
-    const { db, store, logger, metrics } = this.o;
+    const { jobs, sources, logger, metrics } = this.o;
     const until = now + 2 * this.o.sourceTimeoutMs + HOLD_MARGIN_MS;
-    for (const due of await dueChecks(db, now, room)) {
+    for (const due of await sources.due(now, room)) {
       if (due.stale) {
-        if (await db.transaction((tx) => retakeCapture(tx, due.camera, due.dueAt, due.stale!.until, until))) {
+        if (await sources.retakeCapture(due.camera, due.dueAt, due.stale.until, until)) {
           logger.warn({ camera: due.camera }, 'taking over a camera capture whose node stopped');
           this.startCapture(due.camera, due.dueAt, 'schedule', until);
         }
@@ -132,13 +124,13 @@ export class CheckSchedule {
       }
       const next = followingDue(due.dueAt, due.intervalS, now);
       const skip = async (reason: 'busy' | 'queue_full') => {
-        if (await db.transaction((tx) => skipDueCheck(tx, due.camera, due.dueAt, next))) {
+        if (await sources.skipDue(due.camera, due.dueAt, next)) {
           metrics?.countSkippedCheck(reason);
           logger.warn({ camera: due.camera, reason }, 'scheduled camera check skipped');
         }
       };
       // One check of a camera at a time: a box that cannot keep up skips, it does not pile up.
-      const previous = due.pendingJob && !due.capturing ? await store.get(due.pendingJob) : null;
+      const previous = due.pendingJob && !due.capturing ? await jobs.get(due.pendingJob) : null;
       if (due.capturing || (previous && (previous.state === 'queued' || previous.state === 'processing'))) {
         await skip('busy');
         continue;
@@ -151,7 +143,7 @@ export class CheckSchedule {
         await skip('queue_full');
         continue;
       }
-      if (await db.transaction((tx) => takeDueCheck(tx, due.camera, due.dueAt, next, until))) this.startCapture(due.camera, due.dueAt, 'schedule', until);
+      if (await sources.takeDue(due.camera, due.dueAt, next, until)) this.startCapture(due.camera, due.dueAt, 'schedule', until);
     }
   }
 
@@ -165,21 +157,26 @@ export class CheckSchedule {
   }
 
   /**
-   * Cuts the clip and queues its check (or the failure): the job's input is as an upload's, with
-   * the camera's reference nearest in time of day, or a place to learn one when it has none.
-   * `until`: the hold of a scheduled capture, ended in the job's transaction.
+   * Cuts the clip and queues its check (or the failure): the job's input is as an upload's, set up
+   * by the same function (check-setup.ts), with a place to learn a reference when the camera has
+   * none. `until`: the hold of a scheduled capture, ended in the job's transaction.
    */
   private async captureAndQueue(camera: string, dueAt: number, trigger: Trigger, until: number | null): Promise<JobRecord> {
-    const { db, store, dataDir, jobsDir, slotMinutes, logger } = this.o;
-    const source = await getSource(db, camera);
+    const { jobs, cameras, sources, dataDir, jobsDir, slotMinutes, logger } = this.o;
+    const source = await sources.get(camera);
     const id = randomUUID();
     const inputDir = path.join(jobsDir, id, 'input');
     const videoPath = path.join(inputDir, 'video.mp4');
     const picture = newCaptureFile(dataDir);
-    const taskFields: Record<string, unknown> = { camera, stream_check: { trigger, due_at: httpDate(dueAt) } };
-    let input: KamcheckInput;
-    let pending: PendingCheck;
     const capture = { dueAt, file: picture.file };
+    const streamCheck = { stream_check: { trigger, due_at: httpDate(dueAt) } };
+    let input: KamcheckInput;
+    let taskFields: Record<string, unknown> = { camera, ...streamCheck };
+    let record: (tx: Tx) => Promise<void>;
+    const failed = (code: string, message: string, pending: PendingCheck) => {
+      input = { captureFailure: { code, message } };
+      record = (tx) => cameras.insertPendingCheck(tx, pending);
+    };
     const attemptAt = Date.now();
     try {
       if (!source) throw new SourceFailure('stream_error', `camera "${camera}" has no stream source any more`);
@@ -189,42 +186,37 @@ export class CheckSchedule {
         if (err instanceof MediaProbeError) throw new SourceFailure('stream_error', `the clip cut from the stream cannot be read: ${err.message}`);
         throw err;
       });
-      taskFields.captured_at = httpDate(startedAt);
-      const target = newReferenceFile(dataDir, 'jpg');
-      const refresh = { id: target.id, file: target.file, slot: slotOf(startedAt, slotMinutes), minuteOfDay: minuteOfDay(startedAt) };
-      pending = { jobId: id, camera, capturedAt: startedAt, width: clip.width, height: clip.height, refresh, capture };
-      const common = { videoPath, videoName: 'stream capture', picturePath: picture.absolute };
-      const choice = await chooseReference(db, camera, minuteOfDay(startedAt), clip.width, clip.height);
-      if ('none' in choice) {
-        input = { ...common, imageName: 'learned from the capture', learnPath: target.absolute };
-        taskFields.reference = { ...presentReference({ slot: refresh.slot, capturedAt: startedAt, sourceJob: id }, slotMinutes), learned: true };
-      } else if ('otherSizes' in choice) {
-        const sizes = choice.otherSizes.map((s) => `${s.width}x${s.height}`).join(', ');
-        const message = `the stream is ${clip.width}x${clip.height} but camera "${camera}" has references of ${sizes} only: set a reference of the new size (PUT /cameras/${camera}/reference, or POST /cameras/${camera}/reference/from_capture after a check)`;
-        input = { captureFailure: { code: 'resolution_mismatch', message } };
-      } else {
-        input = { ...common, imagePath: referencePath(dataDir, choice.found), imageName: `reference ${choice.found.id}`, refreshPath: target.absolute };
-        taskFields.reference = presentReference(choice.found, slotMinutes);
+      try {
+        const check = await setUpCameraCheck(
+          { cameras, dataDir, slotMinutes },
+          { jobId: id, camera, capturedAt: startedAt, clip, uploaded: null, whenNone: 'learn', capture },
+        );
+        input = { videoPath, videoName: 'stream capture', picturePath: picture.absolute, ...check.reference };
+        taskFields = { ...check.taskFields, ...streamCheck };
+        record = check.record;
+      } catch (err) {
+        if (!(err instanceof CheckRefused)) throw err;
+        taskFields.captured_at = httpDate(startedAt);
+        failed(err.code, err.message, { jobId: id, camera, capturedAt: startedAt, width: clip.width, height: clip.height, refresh: null, capture });
       }
     } catch (err) {
       if (!(err instanceof SourceFailure)) {
         await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
         throw err;
       }
-      input = { captureFailure: { code: err.code, message: err.message } };
-      pending = { jobId: id, camera, capturedAt: attemptAt, width: 0, height: 0, refresh: null, capture };
+      failed(err.code, err.message, { jobId: id, camera, capturedAt: attemptAt, width: 0, height: 0, refresh: null, capture });
     }
     try {
-      const job = await store.insert(
-        { id, analytic: 'kamcheck', input: { ...input, taskFields } as unknown as Record<string, unknown> },
+      const job = await jobs.insert(
+        { id, analytic: 'kamcheck', input: { ...input!, taskFields } as unknown as Record<string, unknown> },
         {
           alongside: async (tx: Tx) => {
-            if (until !== null && !(await endCapture(tx, camera, dueAt, until, id))) throw new HoldLost();
-            await insertPendingCheck(tx, pending);
+            if (until !== null && !(await sources.endCapture(tx, camera, dueAt, until, id))) throw new HoldLost();
+            await record(tx);
           },
         },
       );
-      logger.debug({ job_id: id, camera, trigger, failed: 'captureFailure' in input }, 'camera check queued');
+      logger.debug({ job_id: id, camera, trigger, failed: 'captureFailure' in input! }, 'camera check queued');
       return job;
     } catch (err) {
       await fs.rm(path.dirname(inputDir), { recursive: true, force: true });

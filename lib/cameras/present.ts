@@ -1,9 +1,7 @@
-// The camera resources of the API (GET /cameras, GET /cameras/<camera>), built from the records.
-// Stream URLs are shown with their password replaced; pictures are signed links.
-import { httpDate } from '../http/task-view.js';
-import { redactSourceUrl } from '../sources/redact.js';
-import type { CameraRecord, CheckRecord, ReferenceRecord, StateChange } from './camera-store.js';
-import type { SourceRecord } from './source-store.js';
+// A camera as its events and tasks show it: its state in a `camera.state_changed` event, the
+// reference a check uses in the check's task. The API's views of cameras are in http/camera-view.ts.
+import { httpDate } from '../dates.js';
+import type { CameraRecord, ReferenceRecord } from './camera-records.js';
 import { slotLabel } from './time-of-day.js';
 
 /** A camera as events show it: its state, without pictures. */
@@ -20,96 +18,7 @@ export function presentCameraSummary(c: CameraRecord): Record<string, unknown> {
   };
 }
 
-/** Signed links to a camera's pictures. */
-export interface PictureLinks {
-  reference(r: ReferenceRecord): string;
-  capture(camera: string, file: string): string;
-}
-
-/** What the camera list and the camera show beside the summary. */
-export interface CameraView {
-  source: SourceRecord | null;
-  /** The reference the next check would use (nearest in time of day now), or null. */
-  currentReference: ReferenceRecord | null;
-}
-
-/** A camera as GET /cameras lists it: the summary, its stream source and its pictures. */
-export function presentCamera(c: CameraRecord, view: CameraView, links: PictureLinks): Record<string, unknown> {
-  return {
-    ...presentCameraSummary(c),
-    reference_image: view.currentReference ? links.reference(view.currentReference) : null,
-    source: view.source ? presentSource(c, view.source, links) : null,
-  };
-}
-
-export function presentSource(c: CameraRecord, s: SourceRecord, links: PictureLinks): Record<string, unknown> {
-  const picture = s.picture ? { captured_at: httpDate(s.picture.at), width: s.picture.width, height: s.picture.height, image: links.capture(c.id, s.picture.file) } : null;
-  const last = s.lastCapture;
-  return {
-    url: redactSourceUrl(s.url),
-    check_interval_s: s.intervalS,
-    enabled: s.enabled,
-    next_check_at: s.enabled ? httpDate(s.nextCheckAt) : null,
-    last_capture: last
-      ? {
-          at: httpDate(last.at),
-          outcome: last.ok ? 'ok' : 'failed',
-          reason: last.reason,
-          job_id: last.jobId,
-          image: last.ok && picture && s.picture!.at === last.at ? picture.image : null,
-        }
-      : null,
-    picture,
-    offline_reason: c.offlineReason,
-  };
-}
-
 /** A reference as a task and a camera show it. */
 export function presentReference(r: Pick<ReferenceRecord, 'slot' | 'capturedAt' | 'sourceJob'>, slotMinutes: number): Record<string, unknown> {
   return { slot: slotLabel(r.slot, slotMinutes), captured_at: httpDate(r.capturedAt), source_job: r.sourceJob };
-}
-
-export function presentCameraDetail(
-  c: CameraRecord,
-  view: CameraView,
-  references: ReferenceRecord[],
-  checks: CheckRecord[],
-  slotMinutes: number,
-  links: PictureLinks,
-): Record<string, unknown> {
-  const slots = new Map<number, ReferenceRecord[]>();
-  for (const r of references) slots.set(r.slot, [...(slots.get(r.slot) ?? []), r]);
-  return {
-    ...presentCamera(c, view, links),
-    alarm_streak: c.streak,
-    references: [...slots.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([slot, refs]) => ({
-        slot: slotLabel(slot, slotMinutes),
-        // newest first: the first is the one checks use
-        references: refs.map((r) => ({
-          reference_id: r.id,
-          ...presentReference(r, slotMinutes),
-          origin: r.origin ?? null,
-          width: r.width,
-          height: r.height,
-          created_at: httpDate(r.createdAt),
-          image: links.reference(r),
-        })),
-      })),
-    checks: checks.map((k) => ({
-      job_id: k.jobId,
-      captured_at: httpDate(k.capturedAt),
-      finish_time: httpDate(k.finishedAt),
-      success: k.success,
-      probability: k.probability,
-      state: k.state,
-      ...(k.latenessMs !== null ? { lateness_s: Math.round(k.latenessMs) / 1000 } : {}),
-      ...(k.waitMs !== null && k.waitMs !== undefined ? { wait_s: Math.round(k.waitMs) / 1000 } : {}),
-    })),
-  };
-}
-
-export function presentStateChange(s: StateChange): Record<string, unknown> {
-  return { from: s.from, to: s.to, at: httpDate(s.at), job_id: s.jobId, reason: s.reason };
 }

@@ -1,8 +1,9 @@
 // The cameras module's tables: each camera's alarm state, its references per time-of-day slot,
-// its last checks, the checks accepted and not yet finished (what their outcome must change), its
-// stream source and check schedule, and its state changes.
+// its last checks, the checks accepted and not yet finished (what their outcome must change), and
+// its state changes.
 import type { Tx } from '../db/database.js';
 import { ddl, type SchemaModule } from '../db/migrations.js';
+import { unfinishedJobInputs } from '../jobs/store.js';
 
 export const camerasSchema: SchemaModule = {
   name: 'cameras',
@@ -65,34 +66,11 @@ export const camerasSchema: SchemaModule = {
       );
       await adoptPendingChecks(tx);
     },
-    // Cameras the appliance checks itself: a stream source with its schedule, an `offline` state
-    // beside the checks' own (`checks_state` keeps theirs while offline), state changes kept for
-    // the operators, and where each reference came from.
+    // Cameras the appliance checks itself (their stream sources are the sources module's table):
+    // an `offline` state beside the checks' own (`checks_state` keeps theirs while offline), state
+    // changes kept for the operators, and where each reference came from.
     ddl(
-      (d) => `CREATE TABLE camera_sources (
-         camera TEXT PRIMARY KEY,
-         url TEXT NOT NULL,
-         interval_s INTEGER NOT NULL,
-         enabled INTEGER NOT NULL,
-         next_check_at ${d.bigint} NOT NULL,
-         pending_job TEXT,
-         capture_due ${d.bigint},
-         capture_until ${d.bigint},
-         failures INTEGER NOT NULL DEFAULT 0,
-         last_capture_at ${d.bigint},
-         last_capture_ok INTEGER,
-         last_capture_reason TEXT,
-         last_capture_job TEXT,
-         capture_file TEXT,
-         capture_at ${d.bigint},
-         capture_width INTEGER,
-         capture_height INTEGER,
-         created_at ${d.bigint} NOT NULL,
-         updated_at ${d.bigint} NOT NULL
-       );
-       CREATE INDEX camera_sources_due ON camera_sources (next_check_at) WHERE enabled = 1;
-       CREATE INDEX camera_sources_capturing ON camera_sources (capture_until) WHERE capture_until IS NOT NULL;
-       CREATE TABLE camera_state_changes (
+      (d) => `CREATE TABLE camera_state_changes (
          seq ${d.serial},
          camera TEXT NOT NULL,
          from_state TEXT NOT NULL,
@@ -115,7 +93,7 @@ export const camerasSchema: SchemaModule = {
 
 /** Checks accepted by the release that kept their bookkeeping in the job's input, not finished yet. */
 async function adoptPendingChecks(tx: Tx): Promise<void> {
-  const rows = await tx.all<{ id: string; input: string }>(`SELECT id, input FROM jobs WHERE analytic = 'kamcheck' AND state IN ('queued', 'processing')`);
+  const rows = await unfinishedJobInputs(tx, 'kamcheck');
   for (const row of rows) {
     const input = JSON.parse(row.input) as {
       camera?: unknown;

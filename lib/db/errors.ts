@@ -8,9 +8,9 @@ export const DATABASE_RETRY_AFTER_SECONDS = 5;
  * The database does not answer (PostgreSQL restarting, network cut). The client sends the request
  * again after DATABASE_RETRY_AFTER_SECONDS; a running job's writes are tried again (lib/jobs/queue.ts).
  */
-export class StoreUnavailableError extends ServiceError {
+export class DatabaseUnavailableError extends ServiceError {
   constructor(cause: unknown) {
-    super('busy', 'the job database is not reachable right now; retry later', {
+    super('busy', 'the database is not reachable right now; retry later', {
       status: 503,
       expose: true,
       retryable: true,

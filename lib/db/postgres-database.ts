@@ -11,10 +11,14 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import type { Database, DatabaseEvent, Tx } from './database.js';
 import { postgresDialect } from './dialect.js';
-import { NameTakenError, StoreUnavailableError } from './errors.js';
+import { NameTakenError, DatabaseUnavailableError } from './errors.js';
 import { applyMigrations, type SchemaModule } from './migrations.js';
+import { bodyTx, TransactionScope } from './transaction-scope.js';
 
-const CHANNEL = 'vaa_jobs';
+/** The channel of the database's notifications (jobs queued and finished, for now). */
+const CHANNEL = 'vaa_db';
+/** PostgreSQL's type id of BIGINT (INT8), which `pg` returns as text unless told otherwise. */
+const INT8_OID = 20;
 /** How long a start waits for a node name held by a session the server is still ending. */
 const NAME_RELEASE_WAIT_MS = 3000;
 /** Serialises migrations of nodes starting together (any constant unique to this service). */
@@ -37,6 +41,7 @@ export class PostgresDatabase implements Database {
   private listener: pg.Client | null = null;
   private nameHolder: pg.Client | null = null;
   private closed = false;
+  private readonly scope = new TransactionScope();
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -54,6 +59,7 @@ export class PostgresDatabase implements Database {
       // Opening a connection costs 20-30 ms: idle ones are kept for a while.
       idleTimeoutMillis: 10 * 60_000,
       application_name: 'vaa',
+      types: { getTypeParser: readTypes },
     });
     // An idle connection the server closed (restart) is dropped by the pool; without a listener
     // its 'error' would end the process.
@@ -69,7 +75,7 @@ export class PostgresDatabase implements Database {
           await pool.end();
           throw err;
         }
-        options.logger.warn({ err: (err as Error).message }, 'waiting for the job database');
+        options.logger.warn({ err: (err as Error).message }, 'waiting for the database');
         await sleep(1000);
       }
     }
@@ -91,25 +97,53 @@ export class PostgresDatabase implements Database {
     });
   }
 
+  /** Statements outside a transaction, each on whichever connection of the pool is free. */
   readonly sql: Tx = {
-    all: async <T>(sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rows as T[],
-    get: async <T>(sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rows[0] as T | undefined,
-    run: async (sql: string, ...params: unknown[]) => (await this.query(numbered(sql), params)).rowCount ?? 0,
-    exec: async (sql: string) => void (await this.query(sql)),
+    all: async <T>(sql: string, ...params: unknown[]) => (await this.outside(numbered(sql), params)).rows as T[],
+    get: async <T>(sql: string, ...params: unknown[]) => (await this.outside(numbered(sql), params)).rows[0] as T | undefined,
+    run: async (sql: string, ...params: unknown[]) => (await this.outside(numbered(sql), params)).rowCount ?? 0,
+    exec: async (sql: string) => void (await this.outside(sql)),
   };
 
+  /** Each transaction has a connection of its own: statements of other chains run on others. */
   async transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    this.scope.assertOutside('a transaction');
     const held = await this.checkOut();
+    const rollback = () => held.client.query('ROLLBACK').then(() => {}, () => held.lost());
     try {
       await held.client.query('BEGIN');
-      const value = await body(clientTx(held.client));
-      await held.client.query('COMMIT');
-      return value;
     } catch (err) {
-      await held.client.query('ROLLBACK').catch(() => held.lost());
+      await rollback();
+      held.release();
+      throw unavailable(err);
+    }
+    const own = bodyTx(clientTx(held.client));
+    // The connection goes back to the pool as the transaction ends, before the notifications its
+    // body sent go out (on connections of the pool too).
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      held.release();
+    };
+    try {
+      return await this.scope.run(() => body(own.tx), {
+        commit: async () => {
+          own.end();
+          await held.client.query('COMMIT');
+          release();
+        },
+        rollback: async () => {
+          own.end();
+          if (released) return;
+          await rollback();
+          release();
+        },
+      });
+    } catch (err) {
       throw unavailable(err);
     } finally {
-      held.release();
+      release();
     }
   }
 
@@ -196,6 +230,14 @@ export class PostgresDatabase implements Database {
 
   /** Tells the listening nodes. A notification lost with the connection or a crash only delays a claim or a wait until the next poll. */
   async notify(payload: string): Promise<void> {
+    // Sent from a transaction body, it waits for the commit (and resolves at once): no node looks
+    // before the write is there.
+    let sending: Promise<void> | undefined;
+    this.scope.afterCommit(() => (sending = this.sendNotification(payload)));
+    await sending;
+  }
+
+  private async sendNotification(payload: string): Promise<void> {
     try {
       // One statement, its own transaction; set_config(..., true) lasts until its commit.
       await this.pool.query(`SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2)`, [CHANNEL, payload]);
@@ -257,6 +299,12 @@ export class PostgresDatabase implements Database {
     };
   }
 
+  /** A statement of a chain outside any transaction (a transaction body must use its tx). */
+  private async outside(sql: string, values?: unknown[]): Promise<pg.QueryResult> {
+    this.scope.assertOutside('a statement on db.sql');
+    return this.query(sql, values);
+  }
+
   private async query<R extends pg.QueryResultRow = pg.QueryResultRow>(sql: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     try {
       return await this.pool.query<R>(sql, values);
@@ -280,7 +328,7 @@ export class PostgresDatabase implements Database {
         await client.query(`LISTEN ${CHANNEL}`);
         this.listener = client;
         if (lost) {
-          this.options.logger.info('job database reachable again');
+          this.options.logger.info('database reachable again');
           this.events.emit('event', { type: 'reconnected' } satisfies DatabaseEvent);
         }
         // A close() while this connection was opening could not end it: it is ended below.
@@ -291,11 +339,26 @@ export class PostgresDatabase implements Database {
       this.listener = null;
       await client.end().catch(() => {});
       if (this.closed) return;
-      if (!lost) this.options.logger.warn('lost the connection to the job database; reconnecting');
+      if (!lost) this.options.logger.warn('lost the connection to the database; reconnecting');
       lost = true;
       await sleep(1000);
     }
   }
+}
+
+/**
+ * BIGINT columns (times in ms, counters, serial keys) arrive as numbers, as SQLite gives them. A
+ * value beyond 2^53 could not be read back exactly: its query fails rather than return a wrong one.
+ */
+function readTypes(oid: number, format?: string): (text: string) => unknown {
+  if (oid === INT8_OID && format !== 'binary') return readInt8;
+  return pg.types.getTypeParser(oid, format as 'text');
+}
+
+function readInt8(text: string): number {
+  const n = Number(text);
+  if (!Number.isSafeInteger(n)) throw new RangeError(`a BIGINT from the database is beyond 2^53 and cannot be read exactly: ${text}`);
+  return n;
 }
 
 /** `?` placeholders become PostgreSQL's `$n` (no statement here has a `?` inside a string). */
@@ -316,7 +379,7 @@ function clientTx(client: pg.PoolClient): Tx {
 /** Errors that mean "the database is not reachable", not "the query is wrong". */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; message?: string } | null;
-  if (err instanceof StoreUnavailableError) return true;
+  if (err instanceof DatabaseUnavailableError) return true;
   const code = e?.code ?? '';
   if (['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN'].includes(code)) return true;
   // 08: connection exception; 57P01-3: admin shutdown, crash shutdown, cannot connect now; 53300: too many connections.
@@ -325,7 +388,7 @@ export function isUnavailable(err: unknown): boolean {
 }
 
 function unavailable(err: unknown): unknown {
-  return isUnavailable(err) && !(err instanceof StoreUnavailableError) ? new StoreUnavailableError(err) : err;
+  return isUnavailable(err) && !(err instanceof DatabaseUnavailableError) ? new DatabaseUnavailableError(err) : err;
 }
 
 function nameTaken(name: string): NameTakenError {

@@ -9,6 +9,7 @@ import type { Database, DatabaseEvent, Tx } from './database.js';
 import { sqliteDialect } from './dialect.js';
 import { NameTakenError } from './errors.js';
 import { applyMigrations, type SchemaModule } from './migrations.js';
+import { bodyTx, TransactionScope } from './transaction-scope.js';
 
 /** SQLite's auto_vacuum mode that frees pages on request (PRAGMA incremental_vacuum). */
 const AUTO_VACUUM_INCREMENTAL = 2;
@@ -25,13 +26,29 @@ export class SqliteDatabase implements Database {
   private readonly events = new EventEmitter();
   /** The end of the last transaction queued: transactions run one after another. */
   private lastTransaction: Promise<unknown> = Promise.resolve();
+  /**
+   * A transaction holds the one connection from its BEGIN to its COMMIT or ROLLBACK, awaiting
+   * between its statements. A statement of another chain that ran then would run inside it, and
+   * be undone with it though its caller was told it succeeded: such a statement waits its turn.
+   */
+  private transactionOpen = false;
+  private readonly scope = new TransactionScope();
   private ownerFile: string | null = null;
 
-  readonly sql: Tx = {
+  /** The connection's statements as they are: a transaction body's, in its turn. */
+  private readonly direct: Tx = {
     all: async <T>(sql: string, ...params: unknown[]) => this.db.prepare(sql).all(...params) as T[],
     get: async <T>(sql: string, ...params: unknown[]) => this.db.prepare(sql).get(...params) as T | undefined,
     run: async (sql: string, ...params: unknown[]) => this.db.prepare(sql).run(...params).changes,
     exec: async (sql: string) => void this.db.exec(sql),
+  };
+
+  /** Outside any transaction a statement runs at once; while one is open, after it. */
+  readonly sql: Tx = {
+    all: <T>(sql: string, ...params: unknown[]) => this.outside(() => this.db.prepare(sql).all(...params) as T[]),
+    get: <T>(sql: string, ...params: unknown[]) => this.outside(() => this.db.prepare(sql).get(...params) as T | undefined),
+    run: (sql: string, ...params: unknown[]) => this.outside(() => this.db.prepare(sql).run(...params).changes),
+    exec: (sql: string) => this.outside(() => void this.db.exec(sql)),
   };
 
   constructor(readonly file: string) {
@@ -68,20 +85,47 @@ export class SqliteDatabase implements Database {
   }
 
   transaction<T>(body: (tx: Tx) => Promise<T>): Promise<T> {
+    try {
+      this.scope.assertOutside('a transaction');
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.inTurn(async () => {
       // Every statement is synchronous, so a body that awaits only `tx` runs to its end before any
-      // other I/O callback: nothing of another request lands inside the transaction. (Two
-      // databases on one file in one process could deadlock here: the service opens one.)
+      // I/O callback; other chains' statements wait for its end (outside()). (Two databases on
+      // one file in one process could deadlock here: the service opens one.)
       this.db.exec('BEGIN IMMEDIATE');
-      try {
-        const value = await body(this.sql);
-        this.db.exec('COMMIT');
-        return value;
-      } catch (err) {
-        if (this.db.inTransaction) this.db.exec('ROLLBACK');
-        throw err;
-      }
+      this.transactionOpen = true;
+      const own = bodyTx(this.direct);
+      const end = () => {
+        own.end();
+        this.transactionOpen = false;
+      };
+      return this.scope.run(() => body(own.tx), {
+        commit: () => {
+          this.db.exec('COMMIT');
+          end();
+        },
+        rollback: () => {
+          end();
+          if (this.db.inTransaction) this.db.exec('ROLLBACK');
+        },
+      });
     });
+  }
+
+  /**
+   * Runs a statement of a chain outside any transaction: at once when none is open (reads stay
+   * as cheap as better-sqlite3's synchronous calls), else queued behind the open one.
+   */
+  private outside<T>(run: () => T): Promise<T> {
+    try {
+      this.scope.assertOutside('a statement on db.sql');
+      if (!this.transactionOpen) return Promise.resolve(run());
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.inTurn(async () => run());
   }
 
   /** Runs `work` after every transaction queued before it. */
@@ -102,20 +146,16 @@ export class SqliteDatabase implements Database {
    * the first one's leases. An owner file names the live process that holds it.
    */
   async holdName(name: string): Promise<void> {
+    assertNotHeld(this.file);
     const ownerFile = `${this.file}.owner`;
-    const holder = readOwner(ownerFile);
-    if (holder && holder.pid !== process.pid && holder.host === os.hostname() && isAlive(holder.pid)) {
-      throw new NameTakenError(
-        `the database ${this.file} is in use by another running service (pid ${holder.pid}, node "${holder.name}"): stop it, or give this one a DATA_DIR of its own`,
-      );
-    }
     fs.writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, host: os.hostname(), name }));
     this.ownerFile = ownerFile;
   }
 
   async notify(payload: string): Promise<void> {
-    // Listeners run after the write's caller has its answer, as a remote notification would.
-    queueMicrotask(() => this.events.emit('event', { type: 'notification', payload } satisfies DatabaseEvent));
+    // Listeners run after the write's caller has its answer, as a remote notification would; a
+    // notification sent from a transaction body waits for its commit.
+    this.scope.afterCommit(() => queueMicrotask(() => this.events.emit('event', { type: 'notification', payload } satisfies DatabaseEvent)));
   }
 
   subscribe(listener: (event: DatabaseEvent) => void): () => void {
@@ -146,13 +186,23 @@ export class SqliteDatabase implements Database {
   }
 
   async ping(): Promise<void> {
-    this.db.prepare('SELECT 1').get();
+    await this.sql.get('SELECT 1');
   }
 
   async close(): Promise<void> {
     if (this.ownerFile && readOwner(this.ownerFile)?.pid === process.pid) fs.rmSync(this.ownerFile, { force: true });
     this.ownerFile = null;
     if (this.db.open) this.db.close();
+  }
+}
+
+/** Throws NameTakenError when another live process on this host holds the database `file`. */
+export function assertNotHeld(file: string): void {
+  const holder = readOwner(`${file}.owner`);
+  if (holder && holder.pid !== process.pid && holder.host === os.hostname() && isAlive(holder.pid)) {
+    throw new NameTakenError(
+      `the database ${file} is in use by another running service (pid ${holder.pid}, node "${holder.name}"): stop it, or give this one a DATA_DIR of its own`,
+    );
   }
 }
 

@@ -1,86 +1,62 @@
 // The Koa application: one error handler that speaks the SPEC's envelope, the operator console's
-// files, authentication on every route (Basic, or a console session), then the analytics' routes.
-import Koa, { type Context, type Middleware, type Next } from 'koa';
+// files, authentication on every route (Basic, or a console session), then the routes the
+// composition root (lib/service.ts) gives it: each module's, the analytics', health and metrics.
+import Koa, { type Context, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config, Credential } from '../config.js';
-import type { JobQueue } from '../jobs/queue.js';
-import type { JobStore } from '../jobs/store.js';
-import { basicAuth } from './auth.js';
-import { errorBody, methodNotAllowed, notFound } from './errors.js';
+import type { StorageGuard } from '../disk-space.js';
 import { describeError } from '../errors.js';
-import { resultRoutes } from './routes/results.js';
+import type { ServiceMetrics } from '../metrics.js';
+import type { HttpParts, ModuleRoutes } from '../service-module.js';
+import { CAMERAS_PATH, captureLinkSubject, referenceLinkSubject } from '../cameras/http/routes.js';
+import { SESSION_PATH, sessionAuth } from '../sessions/http/routes.js';
+import type { Sessions } from '../sessions/sessions.js';
+import { SERVER_HEADER } from '../version.js';
+import { basicAuth } from './auth.js';
+import { consolePages } from './console-pages.js';
+import { errorBody, methodNotAllowed, notFound } from './errors.js';
+import { allowedMethods, requestMetrics } from './request-metrics.js';
 import { parseLinkToken, RESULTS_PATH, type ResultLinks } from './result-links.js';
 import { multipartUpload } from './upload.js';
-import type { WorkerPool } from '../jobs/worker-pool.js';
-import type { StorageGuard } from '../disk-space.js';
-import type { ServiceMetrics } from '../metrics.js';
-import type { ServedAnalytic } from './served-analytics.js';
-import { allowedMethods, requestMetrics } from './request-metrics.js';
-import { SERVER_HEADER } from '../version.js';
-import { healthRoutes } from './routes/health.js';
-import { metricsRoutes } from './routes/metrics.js';
-import { openApiRoutes } from './routes/openapi.js';
-import { CAMERAS_PATH, cameraRoutes, captureLinkSubject, referenceLinkSubject } from '../cameras/routes.js';
-import type { CheckSchedule } from '../cameras/check-schedule.js';
-import { consolePages } from '../console/pages.js';
-import { Sessions } from '../sessions/sessions.js';
-import { SESSION_PATH, sessionAuth, sessionRoutes } from '../sessions/routes.js';
 
-export interface ServiceDeps {
-  config: Config;
-  store: JobStore;
-  queue: JobQueue;
+export interface AppParts {
+  config: Pick<Config, 'maxUploadBytes' | 'publicBaseUrl'>;
   logger: Logger;
-  /** Where accepted jobs keep their files: `<jobsDir>/<job_id>/`. */
-  jobsDir: string;
-  /** Multipart parser middleware for upload routes. */
-  upload: Middleware;
-  /** Where finished jobs keep their result files: `<resultsDir>/<job_id>/`. */
-  resultsDir: string;
-  /** Retention of result files and links. */
-  resultTtlMs: number;
-  links: ResultLinks;
-  /** The clock (tests move it to expire results). */
-  now: () => number;
-  pool: WorkerPool;
-  /** Free space of DATA_DIR against MIN_FREE_DISK_MB. */
+  credentials: Credential[];
+  /** Where uploads are written while they arrive. */
+  tmpDir: string;
+  /** Free space of DATA_DIR against MIN_FREE_DISK_MB: uploads that would go below it are refused. */
   storage: StorageGuard;
   metrics: ServiceMetrics;
-  /** This node's name (NODE_ID). */
-  nodeId: string;
-  /** The analytics whose routes the app serves (lib/http/served-analytics.ts). */
-  analytics: ServedAnalytic[];
-  /** Queues the checks of camera streams (lib/cameras/check-schedule.ts). */
-  checks: CheckSchedule;
+  /** Signs and checks the links that open without credentials (result files, pictures). */
+  links: ResultLinks;
+  /** Refuses an upload before its body is read (a full queue). */
+  admit(): Promise<void>;
+  /** The console's signed-in browsers. */
+  sessions: Sessions;
+  /** Every route of the service: each module's, the analytics', health, metrics, the API document. */
+  routes: ModuleRoutes[];
 }
 
-export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Credential[]; tmpDir: string }): Koa {
+export function createApp(parts: AppParts): { app: Koa; router: Router } {
   const app = new Koa();
   app.proxy = false;
   // A full queue refuses an upload before its body is read.
-  const upload = multipartUpload(deps.tmpDir, deps.config.maxUploadBytes, deps.storage, () => deps.queue.assertCapacity());
-  const full: ServiceDeps = { ...deps, upload };
+  const http: HttpParts = { upload: multipartUpload(parts.tmpDir, parts.config.maxUploadBytes, parts.storage, parts.admit) };
   const router = new Router();
 
   app.use(serverHeader);
-  app.use(requestMetrics(deps.metrics, router, deps.logger));
-  app.use(errorEnvelope(deps.logger));
+  app.use(requestMetrics(parts.metrics, router, parts.logger));
+  app.use(errorEnvelope(parts.logger));
   // The console's page and bundle hold no data: they come before authentication.
-  app.use(consolePages(deps.config.publicBaseUrl));
-  const signedLink = (ctx: Context) => signedResultLink(ctx, deps.links) || signedReferenceLink(ctx, deps.links);
+  app.use(consolePages(parts.config.publicBaseUrl));
+  const signedLink = (ctx: Context) => signedResultLink(ctx, parts.links) || signedReferenceLink(ctx, parts.links);
   // A console session's cookie stands in for the Basic header; /session itself needs neither.
-  const sessions = new Sessions(deps.store?.db, deps.credentials); // no store: test/61 reads the routes of an app never started
-  app.use(sessionAuth(sessions, signedLink));
-  app.use(basicAuth({ credentials: deps.credentials, bypass: (ctx) => signedLink(ctx) || ctx.state.session !== undefined || ctx.path === SESSION_PATH }));
+  app.use(sessionAuth(parts.sessions, signedLink));
+  app.use(basicAuth({ credentials: parts.credentials, bypass: (ctx) => signedLink(ctx) || ctx.state.session !== undefined || ctx.path === SESSION_PATH }));
 
-  for (const served of deps.analytics) served.routes(router, full);
-  sessionRoutes(router, sessions, deps.logger);
-  cameraRoutes(router, full);
-  resultRoutes(router, full);
-  healthRoutes(router, full);
-  metricsRoutes(router, full);
-  openApiRoutes(router);
+  for (const routes of parts.routes) routes(router, http);
   app.use(router.routes());
   app.use((ctx) => {
     if (ctx.status !== 404 || ctx.body !== undefined) return;
@@ -90,7 +66,7 @@ export function createApp(deps: Omit<ServiceDeps, 'upload'> & { credentials: Cre
   });
   // Koa's own logging of errors is replaced by errorEnvelope.
   app.silent = true;
-  return app;
+  return { app, router };
 }
 
 /** Every response names the service and its version (SPEC), errors and 404s included. */

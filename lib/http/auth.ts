@@ -1,8 +1,8 @@
 // HTTP Basic authentication for every endpoint. Credentials are compared in constant time
 // (SHA-256 digests through timingSafeEqual, against every configured pair) and never logged.
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context, Next } from 'koa';
 import type { Credential } from '../config.js';
+import { credentialCheck } from '../credentials.js';
 import { unauthorized } from './errors.js';
 
 export const REALM = 'video-analytics';
@@ -26,25 +26,10 @@ export function basicAuth({ credentials, bypass }: BasicAuthOptions) {
   };
 }
 
-/** Whether `user:password` is one of the configured pairs: compared in constant time, with every pair. */
-export function credentialCheck(credentials: Credential[]): (pair: string) => boolean {
-  const digests = credentials.map((c) => digest(`${c.user}:${c.password}`));
-  return (pair) => {
-    const candidate = digest(pair);
-    let ok = false;
-    for (const d of digests) ok = timingSafeEqual(d, candidate) || ok; // no early exit
-    return ok;
-  };
-}
-
 /** `user:password` from a `Basic` Authorization header, or null when absent or malformed. */
 export function parseBasic(header: string): string | null {
   const match = /^Basic[ \t]+([A-Za-z0-9+/=._~-]+)[ \t]*$/i.exec(header ?? '');
   if (!match) return null;
   const decoded = Buffer.from(match[1], 'base64').toString('utf8');
   return decoded.includes(':') ? decoded : null;
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
 }

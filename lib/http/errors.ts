@@ -1,7 +1,7 @@
 // Errors of a request, answered at once: each has its status, a stable snake_case code and a
 // message for the client; the one error handler (app.ts) turns them into the SPEC's envelope.
 import { formatBytes } from '../bytes.js';
-import { ServiceError } from '../errors.js';
+import { InvalidInputError, ServiceError } from '../errors.js';
 
 export class ApiError extends ServiceError {
   constructor(status: number, code: string, message: string, headers: Record<string, string> = {}) {
@@ -20,7 +20,8 @@ export function errorBody(code: string, message: string): { status: 'error'; mes
 export const missingFile = (field: string) =>
   new ApiError(400, 'missing_file', `the multipart file field "${field}" is required`);
 
-export const invalidParameter = (message: string) => new ApiError(400, 'invalid_parameter', message);
+/** The same error a module raises for a value it cannot take (lib/errors.ts). */
+export const invalidParameter = (message: string) => new InvalidInputError(message);
 
 export const unauthorized = (realm: string, message = 'valid Basic credentials are required') =>
   new ApiError(401, 'unauthorized', message, { 'WWW-Authenticate': `Basic realm="${realm}", charset="UTF-8"` });

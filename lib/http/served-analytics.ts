@@ -2,24 +2,30 @@
 // descriptors in lib/analytics.ts because worker processes load those and must load no HTTP code
 // (test/17); the two lists name the same analytics.
 import type Router from '@koa/router';
+import type { CheckSetupOptions } from '../cameras/check-setup.js';
 import type { Analytic } from '../jobs/analytic.js';
-import type { JobRecord } from '../jobs/store.js';
-import type { ServiceDeps } from './app.js';
-import type { Task } from './task-view.js';
+import type { JobRecord } from '../jobs/job-record.js';
+import type { JobHttp } from '../jobs/http/job-http.js';
+import type { Task } from '../jobs/http/task-view.js';
 import { kamcheckAnalytic } from '../kamcheck/analytic.js';
-import { kamcheckRoutes } from '../kamcheck/routes.js';
+import { kamcheckRoutes } from '../kamcheck/http/routes.js';
 import { kamcheckReferenceAnalytic } from '../kamcheck/get-reference/analytic.js';
-import { kamcheckReferenceRoutes, presentReferencePickTaskAt } from '../kamcheck/get-reference/routes.js';
+import { kamcheckReferenceRoutes, presentReferencePickTaskAt } from '../kamcheck/http/get-reference-routes.js';
 import { faceDetectAnalytic, faceDetectImageAnalytic, faceLogAnalytic, faceLogImageAnalytic } from '../facelog/analytic.js';
-import { faceDetectImageRoutes, faceDetectRoutes, faceLogImageRoutes, faceLogRoutes } from '../facelog/routes.js';
-import { presentFaceLogTaskAt } from '../facelog/task-view.js';
+import { faceDetectImageRoutes, faceDetectRoutes, faceLogImageRoutes, faceLogRoutes } from '../facelog/http/routes.js';
+import { presentFaceLogTaskAt } from '../facelog/http/task-view.js';
+
+/** What the analytics' routes use: the jobs' HTTP face, and the tamper check's set-up of a camera's check. */
+export interface AnalyticHttp extends JobHttp {
+  cameraChecks: CheckSetupOptions;
+}
 
 /** A job's task as GET shows it, its result links under `base`: for bodies sent outside a request (webhooks). */
-export type TaskAt = (job: JobRecord, deps: Pick<ServiceDeps, 'links' | 'resultTtlMs'>, base: string) => Task;
+export type TaskAt = (job: JobRecord, deps: Pick<JobHttp, 'links' | 'resultTtlMs'>, base: string) => Task;
 
 export interface ServedAnalytic {
   analytic: Analytic<any>;
-  routes: (router: Router, deps: ServiceDeps) => void;
+  routes: (router: Router, deps: AnalyticHttp) => void;
   /** For analytics whose tasks carry result links; others' tasks are their records as they are (presentTask). */
   presentAt?: TaskAt;
 }

@@ -5,13 +5,14 @@
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { QueueFullError } from './errors.js';
-import { StoreUnavailableError } from '../db/errors.js';
+import { DatabaseUnavailableError } from '../db/errors.js';
 import { publishResults } from './published-results.js';
 import { describeError, DiskFullError, ServiceError } from '../errors.js';
 import type { StorageGuard } from '../disk-space.js';
 import { DiskWatch } from './disk-watch.js';
 import type { AnalyticRegistry } from './analytic.js';
-import type { Claim, JobRecord, JobStore } from './store.js';
+import type { Claim, JobRecord } from './job-record.js';
+import type { JobStore } from './store.js';
 import type { WorkerPool } from './worker-pool.js';
 
 export interface JobQueueOptions {
@@ -181,7 +182,7 @@ export class JobQueue {
           }
         } while (this.pumpAgain && !this.stopping);
       } catch (err) {
-        if (err instanceof StoreUnavailableError) logger.debug({ err: (err as Error).message }, 'cannot claim jobs: the job database does not answer');
+        if (err instanceof DatabaseUnavailableError) logger.debug({ err: (err as Error).message }, 'cannot claim jobs: the database does not answer');
         else logger.error({ err }, 'claiming a job failed');
       } finally {
         this.pumping = false;
@@ -307,8 +308,8 @@ export class JobQueue {
       try {
         return await write();
       } catch (err) {
-        if (!(err instanceof StoreUnavailableError) || Date.now() > deadline) throw err;
-        if (!warned) logger.warn('the job database does not answer; writing the outcome again shortly');
+        if (!(err instanceof DatabaseUnavailableError) || Date.now() > deadline) throw err;
+        if (!warned) logger.warn('the database does not answer; writing the outcome again shortly');
         warned = true;
         await new Promise((r) => setTimeout(r, 1000));
       }

@@ -8,52 +8,9 @@
 // Every write about a running job names the attempt it belongs to, and only lands while that
 // attempt still holds the job: a late result of an attempt that lost its lease changes nothing.
 import type { Database, Tx } from '../db/database.js';
-import { jobsSchema } from './schema.js';
-
-export type JobState = 'queued' | 'processing' | 'done' | 'failed';
-
-export interface JobFailure {
-  code: string;
-  message: string;
-}
-
-export interface JobRecord {
-  id: string;
-  analytic: string;
-  state: JobState;
-  /** Times a worker has started this job; the current attempt while it is processing. */
-  attempts: number;
-  createdAt: number;
-  finishedAt: number | null;
-  /** Progress text while running; the completion text when done. */
-  message: string;
-  /** What the analytic needs: file paths, original names, parameters. */
-  input: Record<string, unknown>;
-  result: Record<string, unknown> | null;
-  error: JobFailure | null;
-  /**
-   * What the worker reports it did beside its result, for the service's modules and never shown
-   * to clients (a tamper check that wrote a camera's renewed reference says so here).
-   */
-  report: Record<string, unknown> | null;
-  /** When the current (or last) attempt started, ms. */
-  startedAt: number | null;
-  /** The node holding (or last holding) the job's lease. */
-  leaseOwner: string | null;
-}
+import { jobFromRow, type Claim, type JobFailure, type JobRecord, type JobRow, type JobState, type NewJob } from './job-record.js';
 
 /** One attempt's hold on a job: the fence every write about a running job carries. */
-export interface Claim {
-  id: string;
-  attempt: number;
-}
-
-export interface NewJob {
-  id: string;
-  analytic: string;
-  input: Record<string, unknown>;
-  createdAt?: number;
-}
 
 export type StoreEvent = { type: 'queued' } | { type: 'finished'; id: string } | { type: 'reconnected' };
 
@@ -62,9 +19,11 @@ export type StoreEvent = { type: 'queued' } | { type: 'finished'; id: string } |
  * happen exactly when the job finishes (a camera's state, the events to deliver) commits with it
  * or not at all. It may only await `tx`.
  */
+
 export type FinishHook = (tx: Tx, job: JobRecord) => Promise<void>;
 
 /** Runs in the transaction that deletes old records, with their ids: what points at them goes too. */
+
 export type PurgeHook = (tx: Tx, jobIds: string[]) => Promise<void>;
 
 export interface FinishOptions {
@@ -78,6 +37,7 @@ export interface FinishOptions {
 }
 
 /** A submission's Idempotency-Key, per owner (the credentials' user); a key given before `since` has expired. */
+
 export interface IdempotencyKey {
   owner: string;
   key: string;
@@ -90,6 +50,7 @@ export interface InsertOptions {
 }
 
 /** The idempotency key was given to an earlier submission, whose job this is. */
+
 export class DuplicateSubmissionError extends Error {
   constructor(readonly jobId: string) {
     super(`the Idempotency-Key was used by job ${jobId}`);
@@ -97,39 +58,6 @@ export class DuplicateSubmissionError extends Error {
 }
 
 /** The columns as they come back from a query. */
-export interface JobRow {
-  id: string;
-  analytic: string;
-  state: JobState;
-  attempts: number;
-  created_at: number | string;
-  started_at: number | string | null;
-  finished_at: number | string | null;
-  message: string;
-  input: string;
-  result: string | null;
-  error: string | null;
-  report: string | null;
-  lease_owner: string | null;
-}
-
-export function jobFromRow(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    analytic: row.analytic,
-    state: row.state,
-    attempts: Number(row.attempts),
-    createdAt: Number(row.created_at),
-    finishedAt: row.finished_at === null ? null : Number(row.finished_at),
-    message: row.message,
-    input: JSON.parse(row.input),
-    result: row.result ? JSON.parse(row.result) : null,
-    error: row.error ? JSON.parse(row.error) : null,
-    report: row.report ? JSON.parse(row.report) : null,
-    startedAt: row.started_at === null ? null : Number(row.started_at),
-    leaseOwner: row.lease_owner,
-  };
-}
 
 const UNFINISHED = `state IN ('queued', 'processing')`;
 
@@ -137,23 +65,8 @@ export class JobStore {
   private finishHooks: { hook: FinishHook; onError: (err: unknown, job: JobRecord) => void }[] = [];
   private purgeHooks: PurgeHook[] = [];
 
-  private constructor(readonly db: Database) {}
-
-  /** The jobs of `db`, its tables migrated with those of `modules` (the other modules' schemas). */
-  static async open(db: Database, modules = [jobsSchema]): Promise<JobStore> {
-    await db.migrate(modules.includes(jobsSchema) ? modules : [jobsSchema, ...modules]);
-    return new JobStore(db);
-  }
-
-  /** 'sqlite' or 'postgres'. */
-  get backend(): string {
-    return this.db.backend;
-  }
-
-  /** The store is shared by several nodes: per-node duties (start-up clean-up) must not assume they are alone. */
-  get shared(): boolean {
-    return this.db.shared;
-  }
+  /** The jobs of `db`, whose tables the service has migrated (lib/service.ts). */
+  constructor(private readonly db: Database) {}
 
   /**
    * Records a new queued job. `alongside` writes what must exist exactly when the job does (a
@@ -322,8 +235,8 @@ export class JobStore {
 
   /** Jobs queued or processing, on every node: the queue depth QUEUE_LIMIT bounds. Read from the partial index of unfinished jobs. */
   async unfinishedCount(): Promise<number> {
-    const row = await this.db.sql.get<{ n: number | string }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${UNFINISHED}`);
-    return Number(row?.n ?? 0);
+    const row = await this.db.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM jobs WHERE ${UNFINISHED}`);
+    return row?.n ?? 0;
   }
 
   /**
@@ -341,11 +254,11 @@ export class JobStore {
       const c = counts.get(key) ?? counts.set(key, { analytic: r.analytic, state: r.state, count: 0 }).get(key)!;
       c.count++;
     }
-    const totals = await this.db.sql.all<{ analytic: string; state: JobState; count: number | string }>(
-      'SELECT analytic, state, SUM(count) AS count FROM job_totals GROUP BY analytic, state ORDER BY analytic, state',
+    const totals = await this.db.sql.all<{ analytic: string; state: JobState; count: number }>(
+      'SELECT analytic, state, CAST(SUM(count) AS BIGINT) AS count FROM job_totals GROUP BY analytic, state ORDER BY analytic, state',
     );
     const sorted = [...counts.values()].sort((a, b) => a.analytic.localeCompare(b.analytic) || a.state.localeCompare(b.state));
-    return [...sorted, ...totals.map((r) => ({ analytic: r.analytic, state: r.state, count: Number(r.count) }))];
+    return [...sorted, ...totals];
   }
 
   /**
@@ -372,17 +285,17 @@ export class JobStore {
       // The newest `keep` of each analytic have a seq at or above its floor.
       const floors = new Map<string, number>();
       for (const { analytic } of await tx.all<{ analytic: string }>('SELECT DISTINCT analytic FROM job_totals')) {
-        const floor = await tx.get<{ seq: number | string }>('SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT 1 OFFSET ?', analytic, keep - 1);
-        floors.set(analytic, floor ? Number(floor.seq) : -Infinity);
+        const floor = await tx.get<{ seq: number }>('SELECT seq FROM jobs WHERE analytic = ? ORDER BY seq DESC LIMIT 1 OFFSET ?', analytic, keep - 1);
+        floors.set(analytic, floor ? floor.seq : -Infinity);
       }
       // The oldest finished, through jobs_by_finish alone; the kept ones among them (at most
       // `keep` per analytic) are skipped here, so the batch still fills.
-      const oldest = await tx.all<{ id: string; analytic: string; seq: number | string }>(
+      const oldest = await tx.all<{ id: string; analytic: string; seq: number }>(
         'SELECT id, analytic, seq FROM jobs WHERE finished_at IS NOT NULL AND finished_at < ? ORDER BY finished_at LIMIT ?',
         before,
         batch + keep * floors.size,
       );
-      const ids = oldest.filter((r) => Number(r.seq) < (floors.get(r.analytic) ?? Infinity)).slice(0, batch).map((r) => r.id);
+      const ids = oldest.filter((r) => r.seq < (floors.get(r.analytic) ?? Infinity)).slice(0, batch).map((r) => r.id);
       if (ids.length === 0) return 0;
       for (const hook of this.purgeHooks) await hook(tx, ids);
       await tx.run(`DELETE FROM jobs WHERE id IN (${ids.map(() => '?').join(', ')})`, ...ids);
@@ -397,15 +310,6 @@ export class JobStore {
       else if (event.payload === 'queued') listener({ type: 'queued' });
       else if (event.payload.startsWith('finished:')) listener({ type: 'finished', id: event.payload.slice(9) });
     });
-  }
-
-  /** Throws unless the database answers a query (health check). */
-  ping(): Promise<void> {
-    return this.db.ping();
-  }
-
-  close(): Promise<void> {
-    return this.db.close();
   }
 
   private async fenced(claim: Claim, set: string, ...values: unknown[]): Promise<boolean> {
@@ -452,4 +356,12 @@ async function runFinishHook(tx: Tx, job: JobRecord, hook: FinishHook, onError: 
     await tx.run('RELEASE SAVEPOINT finish_hook');
     onError(err, job);
   }
+}
+
+/**
+ * The inputs of a module's unfinished jobs of `analytic`, read in a migration's transaction: a
+ * migration of another module reads the jobs through here, not through the table.
+ */
+export async function unfinishedJobInputs(tx: Tx, analytic: string): Promise<{ id: string; input: string }[]> {
+  return tx.all<{ id: string; input: string }>(`SELECT id, input FROM jobs WHERE analytic = ? AND ${UNFINISHED}`, analytic);
 }

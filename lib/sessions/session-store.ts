@@ -18,41 +18,38 @@ interface SessionRow {
   user_name: string;
   credential_tag: string;
   csrf_token: string;
-  created_at: number | string;
-  expires_at: number | string;
+  created_at: number;
+  expires_at: number;
 }
 
-export async function insertSession(db: Database, s: SessionRecord): Promise<void> {
-  await db.sql.run(
-    'INSERT INTO sessions (token_hash, user_name, credential_tag, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
-    s.tokenHash,
-    s.user,
-    s.credentialTag,
-    s.csrfToken,
-    s.createdAt,
-    s.expiresAt,
-  );
-}
+export class SessionStore {
+  constructor(private readonly db: Database) {}
 
-/** The session of a token hash unless it has expired by `now`. */
-export async function findSession(db: Database, tokenHash: string, now: number): Promise<SessionRecord | null> {
-  const r = await db.sql.get<SessionRow>('SELECT * FROM sessions WHERE token_hash = ? AND expires_at > ?', tokenHash, now);
-  if (!r) return null;
-  return {
-    tokenHash: r.token_hash,
-    user: r.user_name,
-    credentialTag: r.credential_tag,
-    csrfToken: r.csrf_token,
-    createdAt: Number(r.created_at),
-    expiresAt: Number(r.expires_at),
-  };
-}
+  async insert(s: SessionRecord): Promise<void> {
+    await this.db.sql.run(
+      'INSERT INTO sessions (token_hash, user_name, credential_tag, csrf_token, created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?)',
+      s.tokenHash,
+      s.user,
+      s.credentialTag,
+      s.csrfToken,
+      s.createdAt,
+      s.expiresAt,
+    );
+  }
 
-export async function deleteSession(db: Database, tokenHash: string): Promise<void> {
-  await db.sql.run('DELETE FROM sessions WHERE token_hash = ?', tokenHash);
-}
+  /** The session of a token hash unless it has expired by `now`. */
+  async find(tokenHash: string, now: number): Promise<SessionRecord | null> {
+    const r = await this.db.sql.get<SessionRow>('SELECT * FROM sessions WHERE token_hash = ? AND expires_at > ?', tokenHash, now);
+    if (!r) return null;
+    return { tokenHash: r.token_hash, user: r.user_name, credentialTag: r.credential_tag, csrfToken: r.csrf_token, createdAt: r.created_at, expiresAt: r.expires_at };
+  }
 
-/** Drops the sessions that have expired (at every sign-in: the table stays as small as the signed-in browsers). */
-export async function deleteExpiredSessions(db: Database, now: number): Promise<number> {
-  return db.sql.run('DELETE FROM sessions WHERE expires_at <= ?', now);
+  async delete(tokenHash: string): Promise<void> {
+    await this.db.sql.run('DELETE FROM sessions WHERE token_hash = ?', tokenHash);
+  }
+
+  /** Drops the sessions that have expired by `now` (the sessions' retention); resolves with how many. */
+  async deleteExpired(now: number): Promise<number> {
+    return this.db.sql.run('DELETE FROM sessions WHERE expires_at <= ?', now);
+  }
 }

@@ -4,12 +4,24 @@
 // (README: "Several appliances as one") knows every session and a restart signs nobody out.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Credential } from '../config.js';
-import type { Database } from '../db/database.js';
-import { credentialCheck } from '../http/auth.js';
-import { deleteExpiredSessions, deleteSession, findSession, insertSession, type SessionRecord } from './session-store.js';
+import { credentialCheck } from '../credentials.js';
+import type { Duty } from '../duty-runner.js';
+import type { SessionRecord, SessionStore } from './session-store.js';
 
 /** 12 h: a control-room shift; then the console asks for the password again. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** Expired sessions open nothing (they are read with their expiry); the table is cleared of them this often. */
+export const EXPIRED_SESSIONS_SWEEP_MS = 60 * 60 * 1000;
+
+/** The sessions' retention: `sessions.expired`, hourly: the table stays as small as the signed-in browsers. */
+export function expiredSessionsDuty(store: SessionStore, now: () => number = Date.now): Duty {
+  return {
+    name: 'sessions.expired',
+    intervalMs: EXPIRED_SESSIONS_SWEEP_MS,
+    atStart: true,
+    run: async () => ({ deleted: await store.deleteExpired(now()) }),
+  };
+}
 
 export interface OpenedSession {
   /** The secret the cookie carries; stored only as its hash. */
@@ -21,7 +33,7 @@ export class Sessions {
   private readonly known: (pair: string) => boolean;
 
   constructor(
-    private readonly db: Database,
+    private readonly store: SessionStore,
     private readonly credentials: Credential[],
     private readonly now: () => number = Date.now,
   ) {
@@ -41,22 +53,21 @@ export class Sessions {
       createdAt: at,
       expiresAt: at + SESSION_TTL_MS,
     };
-    await deleteExpiredSessions(this.db, at);
-    await insertSession(this.db, session);
+    await this.store.insert(session);
     return { token, session };
   }
 
   /** The live session of a cookie's token: null when unknown, expired, or its user's credentials changed. */
   async resolve(token: string): Promise<SessionRecord | null> {
     if (!/^[A-Za-z0-9_-]{43}$/.test(token)) return null;
-    const session = await findSession(this.db, hashToken(token), this.now());
+    const session = await this.store.find(hashToken(token), this.now());
     if (!session) return null;
     const current = this.credentials.filter((c) => c.user === session.user);
     return current.some((c) => sameText(credentialTag(token, c.user, c.password), session.credentialTag)) ? session : null;
   }
 
   async end(token: string): Promise<void> {
-    if (/^[A-Za-z0-9_-]{43}$/.test(token)) await deleteSession(this.db, hashToken(token));
+    if (/^[A-Za-z0-9_-]{43}$/.test(token)) await this.store.delete(hashToken(token));
   }
 }
 

@@ -3,7 +3,7 @@
 // refused connection or no answer within the time limit is a failed attempt, tried again later.
 import { SERVER_HEADER } from '../version.js';
 import { signatureOf } from './sign.js';
-import type { Delivery } from './deliveries.js';
+import type { Delivery } from './outbox-store.js';
 
 export interface AttemptResult {
   ok: boolean;

@@ -1,22 +1,27 @@
 // Delivers the outbox's events to their receivers, on every node that is running: claims due
-// deliveries with a lease (deliveries.ts), POSTs each signed (deliver.ts), marks it delivered
+// deliveries with a lease (outbox-store.ts), POSTs each signed (deliver.ts), marks it delivered
 // right after the 2xx, or schedules the next attempt with backoff (backoff.ts) until the retry
-// window is over. The store wakes it when a job finishes anywhere (its events are written in the
+// window is over. The job store wakes it when a job finishes anywhere (its events are written in the
 // same transaction); it also polls, for retries that came due and events other nodes wrote.
 //
 // A restart loses nothing: the events are rows, written with their cause. A crash repeats at most
 // the one delivery per receiver it interrupted: each receiver has one delivery in flight at a
 // time (the oldest pending), and a 2xx is recorded before the next one starts.
 import type { Logger } from 'pino';
-import { StoreUnavailableError } from '../db/errors.js';
-import type { JobStore } from '../jobs/store.js';
+import { DatabaseUnavailableError } from '../db/errors.js';
+import type { Duty } from '../duty-runner.js';
+import type { StoreEvent } from '../jobs/store.js';
 import type { WebhookDeliveryOutcome } from '../metrics.js';
 import { nextAttemptAt, type RetryPolicy } from './backoff.js';
 import { attemptDelivery } from './deliver.js';
-import { claimDeliveries, markDelivered, markFailed, purgeDeliveries, releaseDeliveries, type Delivery } from './deliveries.js';
+import type { Delivery, OutboxStore } from './outbox-store.js';
 
 export interface DispatcherOptions {
-  store: JobStore;
+  outbox: OutboxStore;
+  /** The outbox is shared by several nodes (PostgreSQL): a start releases only this node's leases. */
+  shared: boolean;
+  /** Jobs finished anywhere (their events were written with their outcome): JobStore.subscribe. */
+  subscribe(listener: (event: StoreEvent) => void): () => void;
   logger: Logger;
   /** This node's name on the leases it holds (NODE_ID). */
   nodeId: string;
@@ -38,6 +43,15 @@ const LEASE_MARGIN_MS = 60_000;
 /** Delivered and given-up rows are kept this long (to look into a receiver's complaint), then purged hourly. */
 const KEEP_FINISHED_MS = 7 * 24 * 60 * 60 * 1000;
 const PURGE_EVERY_MS = 60 * 60 * 1000;
+
+/** The webhooks' retention: `webhooks.outbox`, hourly. */
+export function outboxDuty(outbox: OutboxStore, now: () => number = Date.now): Duty {
+  return {
+    name: 'webhooks.outbox',
+    intervalMs: PURGE_EVERY_MS,
+    run: async () => ({ purged: await outbox.purge(now() - KEEP_FINISHED_MS) }),
+  };
+}
 
 export class WebhookDispatcher {
   private readonly inFlight = new Map<number, Promise<void>>();
@@ -64,19 +78,18 @@ export class WebhookDispatcher {
   }
 
   async start(): Promise<void> {
-    const { store, nodeId, logger, pollMs = 1000 } = this.options;
-    // One box's store is this process's alone: every lease left in it is its previous run's.
-    await releaseDeliveries(store.db, store.shared ? nodeId : null).catch((err) =>
+    const { outbox, shared, nodeId, logger, pollMs = 1000 } = this.options;
+    // One box's outbox is this process's alone: every lease left in it is its previous run's.
+    await outbox.release(shared ? nodeId : null).catch((err) =>
       logger.warn({ err: (err as Error).message }, 'cannot release the webhook deliveries of the last run; they go on once their lease runs out'),
     );
     this.started = true;
-    this.unsubscribe = store.subscribe((event) => {
+    this.unsubscribe = this.options.subscribe((event) => {
       if (event.type === 'finished' || event.type === 'reconnected') this.pump();
     });
     const poll = setInterval(() => this.pump(), pollMs);
-    const purge = setInterval(() => void this.purge(), PURGE_EVERY_MS);
-    for (const t of [poll, purge]) t.unref();
-    this.timers.push(poll, purge);
+    poll.unref();
+    this.timers.push(poll);
     this.pump();
   }
 
@@ -112,13 +125,13 @@ export class WebhookDispatcher {
   }
 
   private async claimWhileRoom(): Promise<void> {
-    const { store, nodeId, logger } = this.options;
+    const { outbox, nodeId, logger } = this.options;
     try {
       do {
         this.pumpAgain = false;
         while (!this.stopping && this.inFlight.size < PARALLEL_DELIVERIES) {
           const room = PARALLEL_DELIVERIES - this.inFlight.size;
-          const claimed = await claimDeliveries(store.db, nodeId, this.leaseMs, room);
+          const claimed = await outbox.claim(nodeId, this.leaseMs, room);
           for (const d of claimed) {
             const run = this.deliver(d).catch((err) => logger.error({ err, event_id: d.eventId }, 'webhook delivery failed outside its attempt'));
             this.inFlight.set(d.seq, run);
@@ -131,13 +144,13 @@ export class WebhookDispatcher {
         }
       } while (this.pumpAgain && !this.stopping);
     } catch (err) {
-      if (err instanceof StoreUnavailableError) logger.debug({ err: (err as Error).message }, 'cannot claim webhook deliveries: the job database does not answer');
+      if (err instanceof DatabaseUnavailableError) logger.debug({ err: (err as Error).message }, 'cannot claim webhook deliveries: the database does not answer');
       else logger.error({ err }, 'claiming webhook deliveries failed');
     }
   }
 
   private async deliver(d: Delivery): Promise<void> {
-    const { store, secret, timeoutMs, retry, metrics } = this.options;
+    const { outbox, secret, timeoutMs, retry, metrics } = this.options;
     const logger = this.options.logger.child({ event_id: d.eventId, event_type: d.eventType, receiver: receiverName(d.url), attempt: d.attempt });
     const leaseEnds = Date.now() + this.leaseMs;
     // A monotonic clock with sub-millisecond steps: a delivery on the same host takes less than one.
@@ -145,7 +158,7 @@ export class WebhookDispatcher {
     const result = await attemptDelivery(d, { secret, timeoutMs, signal: this.abandon.signal });
     const seconds = (performance.now() - started) / 1000;
     if (result.ok) {
-      await this.whileUnavailable(() => markDelivered(store.db, d, result.status!), leaseEnds, logger);
+      await this.whileUnavailable(() => outbox.markDelivered(d, result.status!), leaseEnds, logger);
       // Counted once recorded: a scrape never sees a delivery counted and still pending.
       metrics?.observeWebhookDelivery(d.eventType, 'delivered', seconds);
       logger.debug({ status: result.status, ms: Math.round(seconds * 1000) }, 'webhook delivered');
@@ -154,7 +167,7 @@ export class WebhookDispatcher {
     const now = Date.now();
     // An attempt abandoned by a stop goes again at once, on the next start or another node.
     const next = this.abandon.signal.aborted ? now : nextAttemptAt(retry, d.createdAt, d.attempt, now);
-    const recorded = await this.whileUnavailable(() => markFailed(store.db, d, { status: result.status, error: result.error ?? 'failed', nextAttemptAt: next }, now), leaseEnds, logger);
+    const recorded = await this.whileUnavailable(() => outbox.markFailed(d, { status: result.status, error: result.error ?? 'failed', nextAttemptAt: next }, now), leaseEnds, logger);
     metrics?.observeWebhookDelivery(d.eventType, next === null ? 'gave_up' : 'failed', seconds);
     if (!recorded) return; // another attempt holds it now
     if (next === null) {
@@ -175,7 +188,7 @@ export class WebhookDispatcher {
       try {
         return (await write()) !== false;
       } catch (err) {
-        if (!(err instanceof StoreUnavailableError) || Date.now() + 1000 > until) {
+        if (!(err instanceof DatabaseUnavailableError) || Date.now() + 1000 > until) {
           logger.warn({ err: (err as Error).message }, 'cannot record the outcome of a webhook delivery; it will be sent again');
           return false;
         }
@@ -195,16 +208,6 @@ export class WebhookDispatcher {
       this.pump();
     }, Math.max(0, at - Date.now()));
     this.wakeTimer.unref();
-  }
-
-  private async purge(): Promise<void> {
-    const { store, logger } = this.options;
-    try {
-      const removed = await purgeDeliveries(store.db, Date.now() - KEEP_FINISHED_MS);
-      if (removed > 0) logger.info({ removed }, 'purged old webhook deliveries');
-    } catch (err) {
-      logger.debug({ err: (err as Error).message }, 'cannot purge old webhook deliveries now');
-    }
   }
 }
 

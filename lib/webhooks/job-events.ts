@@ -1,12 +1,13 @@
 // `job.completed`: sent when a job's outcome is recorded, success or failure, to WEBHOOK_URL and
 // to the job's own `callback_url`. Its body is the envelope GET /<analytic>/<job_id> answers for
 // the finished job, so a receiver needs no second request and parses one format.
-import type { FinishHook, JobRecord } from '../jobs/store.js';
-import { presentTask, type Task } from '../http/task-view.js';
-import { enqueueEvent, type WebhookEvent, type WebhookTargets } from './outbox.js';
+import type { JobRecord } from '../jobs/job-record.js';
+import type { FinishHook } from '../jobs/store.js';
+import type { WebhookEvent, WebhookTargets } from './outbox.js';
+import type { OutboxStore } from './outbox-store.js';
 
-/** A job as GET shows it (face logs: with their signed result links). */
-export type TaskView = (job: JobRecord) => Task;
+/** A job as GET shows it (face logs: with their signed result links), from the HTTP face of its analytic. */
+export type TaskView = (job: JobRecord) => Record<string, unknown>;
 
 /** The job's `callback_url`, as its upload stored it. */
 export function jobCallbackUrl(job: JobRecord): string | null {
@@ -14,14 +15,14 @@ export function jobCallbackUrl(job: JobRecord): string | null {
   return typeof url === 'string' && url ? url : null;
 }
 
-export function jobCompletedEvent(job: JobRecord, view: TaskView = presentTask): WebhookEvent {
+export function jobCompletedEvent(job: JobRecord, view: TaskView): WebhookEvent {
   return { type: 'job.completed', body: { status: 'success', task: view(job) }, callbackUrl: jobCallbackUrl(job) };
 }
 
 /** Enqueues the job's `job.completed` in the transaction of its outcome; nothing without a receiver. */
-export function webhookFinishHook(targets: WebhookTargets, view: TaskView = presentTask): FinishHook {
+export function webhookFinishHook(outbox: OutboxStore, targets: WebhookTargets, view: TaskView): FinishHook {
   return async (tx, job) => {
     if (!targets.webhookUrl && !jobCallbackUrl(job)) return;
-    await enqueueEvent(tx, targets, jobCompletedEvent(job, view), job.finishedAt ?? Date.now());
+    await outbox.enqueue(tx, targets, jobCompletedEvent(job, view), job.finishedAt ?? Date.now());
   };
 }

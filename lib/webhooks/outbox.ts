@@ -1,9 +1,6 @@
-// Events to deliver are written to the outbox in the transaction of what caused them (a job's
-// outcome, a camera's change of state), so an event exists exactly when its cause does; delivery
-// (lib/webhooks/dispatcher.ts) reads them from there.
-import { randomUUID } from 'node:crypto';
-import type { Tx } from '../db/database.js';
-import { insertDelivery } from './deliveries.js';
+// The events the appliance announces: a type, a JSON body sent as it is, and where it goes beside
+// WEBHOOK_URL. The modules that cause them write them into the outbox (OutboxStore.enqueue) in
+// the transaction of their cause; the dispatcher delivers them from there.
 
 export type WebhookEventType = 'job.completed' | 'camera.state_changed';
 
@@ -18,17 +15,4 @@ export interface WebhookEvent {
 export interface WebhookTargets {
   /** WEBHOOK_URL: every event goes there. */
   webhookUrl: string | null;
-}
-
-/**
- * One outbox row per receiver (WEBHOOK_URL and the job's callback_url), with one event id: a
- * receiver de-duplicates by it. Nothing is written when there is no receiver.
- */
-export async function enqueueEvent(tx: Tx, targets: WebhookTargets, event: WebhookEvent, at: number): Promise<number> {
-  const urls = [...new Set([targets.webhookUrl, event.callbackUrl].filter((u): u is string => !!u))];
-  if (urls.length === 0) return 0;
-  const eventId = randomUUID();
-  const body = JSON.stringify(event.body);
-  for (const url of urls) await insertDelivery(tx, { eventId, eventType: event.type, url, body, createdAt: at });
-  return urls.length;
 }

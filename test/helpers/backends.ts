@@ -8,28 +8,30 @@ import { pino } from 'pino';
 import { startPostgres, type PrivatePostgres } from '../../testkit/postgres.js';
 import { PostgresDatabase } from '../../lib/db/postgres-database.js';
 import { SqliteDatabase } from '../../lib/db/sqlite-database.js';
-import { JobStore } from '../../lib/jobs/store.js';
-import { jobsSchema } from '../../lib/jobs/schema.js';
-import { camerasSchema } from '../../lib/cameras/schema.js';
-import { webhooksSchema } from '../../lib/webhooks/schema.js';
-import { sessionsSchema } from '../../lib/sessions/schema.js';
+import type { Database } from '../../lib/db/database.js';
+import { MODULES } from '../../lib/service.js';
+import { storesOn, type TestStores } from '../../testkit/stores.js';
+
+export { storesOn, type TestStores };
 
 /** Every module's tables, as the service migrates them. */
-export const ALL_SCHEMAS = [jobsSchema, camerasSchema, webhooksSchema, sessionsSchema];
+export const ALL_SCHEMAS = MODULES.map((m) => m.schema);
 
 export type BackendName = 'sqlite' | 'postgres';
 
 export interface Backend {
   name: BackendName;
+  /** A new empty database, not migrated (SQLite in `dir`). */
+  openDatabase(dir: string): Promise<Database>;
   /** Environment for a new service: DATABASE_URL of a new empty database, or nothing for SQLite. */
   env(): Promise<Record<string, string>>;
-  /** A new empty store (SQLite in `dir`). */
-  openStore(dir: string): Promise<JobStore>;
+  /** Every module's store on a new empty database (SQLite in `dir`). */
+  openStores(dir: string): Promise<TestStores>;
   /**
-   * `count` stores on one new empty database: separate nodes of one service on PostgreSQL (a pool
-   * and a LISTEN connection each); on SQLite one store on a file in `dir`, `count` times.
+   * `count` nodes' stores on one new empty database: separate nodes of one service on PostgreSQL
+   * (a pool and a LISTEN connection each); on SQLite one set of stores on a file in `dir`, `count` times.
    */
-  openStores(dir: string, count: number): Promise<JobStore[]>;
+  openNodes(dir: string, count: number): Promise<TestStores[]>;
 }
 
 const SELECTED = (process.env.VAA_BACKENDS || 'sqlite,postgres').split(',') as BackendName[];
@@ -65,28 +67,31 @@ export async function newDatabaseUrl(): Promise<string> {
 }
 
 const silent = pino({ level: 'silent' });
-const sqliteStore = (dir: string) => JobStore.open(new SqliteDatabase(path.join(dir, 'jobs.sqlite')), ALL_SCHEMAS);
-const pgStore = async (url: string) => JobStore.open(await PostgresDatabase.open({ url, logger: silent }), ALL_SCHEMAS);
+
+const sqliteStores = (dir: string) => storesOn(new SqliteDatabase(path.join(dir, 'appliance.sqlite')));
+const pgStores = async (url: string) => storesOn(await PostgresDatabase.open({ url, logger: silent }));
 
 const backends: Record<BackendName, Backend> = {
   sqlite: {
     name: 'sqlite',
+    openDatabase: async (dir) => new SqliteDatabase(path.join(dir, 'appliance.sqlite')),
     env: async () => ({}),
-    openStore: sqliteStore,
+    openStores: sqliteStores,
     // One box has one connection to its file (transactions of several in one process would wait
-    // on each other's locks while blocking the event loop): the same store, `count` times.
-    openStores: async (dir, count) => {
-      const store = await sqliteStore(dir);
-      return Array.from({ length: count }, () => store);
+    // on each other's locks while blocking the event loop): the same stores, `count` times.
+    openNodes: async (dir, count) => {
+      const stores = await sqliteStores(dir);
+      return Array.from({ length: count }, () => stores);
     },
   },
   postgres: {
     name: 'postgres',
+    openDatabase: async () => PostgresDatabase.open({ url: await newDatabaseUrl(), logger: silent }),
     env: async () => ({ DATABASE_URL: await newDatabaseUrl() }),
-    openStore: async () => pgStore(await newDatabaseUrl()),
-    openStores: async (_dir, count) => {
+    openStores: async () => pgStores(await newDatabaseUrl()),
+    openNodes: async (_dir, count) => {
       const url = await newDatabaseUrl();
-      return Promise.all(Array.from({ length: count }, () => pgStore(url)));
+      return Promise.all(Array.from({ length: count }, () => pgStores(url)));
     },
   },
 };

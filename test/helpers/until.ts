@@ -1,5 +1,9 @@
 // Waiting in tests for something that happens in another process or later in this one.
 
+export function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
 /** Resolves with the probe's first value that is not undefined or false; throws after `ms`. */
 export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, ms = 15_000): Promise<T> {
   const deadline = Date.now() + ms;

@@ -145,18 +145,18 @@ export function hostileCorpus(src: SourceMedia, bad: BadMedia, o: CorpusOptions)
 
   // ---- job ids and paths with path characters -----------------------------------------------
   const path404 = (name: string, target: string) => add('paths', name, request('GET', target, [['Authorization', o.auth]]), 404, 'not_found');
-  path404('encoded ../ in a tamper-check job id', '/kamcheck/..%2F..%2Fjobs.sqlite');
+  path404('encoded ../ in a tamper-check job id', '/kamcheck/..%2F..%2Fappliance.sqlite');
   path404('raw ../ in a tamper-check job id', '/kamcheck/../../etc/passwd');
   path404('encoded dot-dot job id', '/kamcheck/%2e%2e');
   path404('NUL byte in a job id', '/kamcheck/%00');
-  path404('backslashes in a job id', '/kamcheck/..%5C..%5Cjobs.sqlite');
+  path404('backslashes in a job id', '/kamcheck/..%5C..%5Cappliance.sqlite');
   path404('broken percent-encoding in a job id', '/kamcheck/%E0%A4%A');
   path404('4000-character job id', `/kamcheck/${'a'.repeat(4000)}`);
   path404('encoded ../ in a face-log job id', '/face_log/..%2F..%2Fcredentials');
   path404('job id with two slashes', '/kamcheck/a/b/c');
   add('paths', 'history page that is not a number', request('GET', '/kamcheck/a/b', [['Authorization', o.auth]]), 400, 'invalid_parameter');
   path404('double slash', '//kamcheck');
-  path404('encoded ../ as a result job id', '/results/..%2F..%2Fjobs.sqlite/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.xml');
+  path404('encoded ../ as a result job id', '/results/..%2F..%2Fappliance.sqlite/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.xml');
   path404('encoded ../ as a result file', '/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/..%2F..%2Fcredentials');
   path404('result of an unknown job', '/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.xml');
   add('paths', 'result link with a forged signature', request('GET', `/results/2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f/face_log_2c0f5b3e-8a1d-4c3b-9d7e-0a1b2c3d4e5f.xml?expires=4102444800&sig=${'0'.repeat(64)}`, []), 401, 'unauthorized');

@@ -5,14 +5,31 @@
 // the SPEC's `error`, when one does not, so a monitor can read what is wrong from either.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import type { ServiceDeps } from '../app.js';
+import type { Logger } from 'pino';
 import { wholeMib } from '../../bytes.js';
+import type { Config } from '../../config.js';
+import type { Database } from '../../db/database.js';
+import type { StorageGuard } from '../../disk-space.js';
+import type { JobQueue } from '../../jobs/queue.js';
+import type { WorkerPool } from '../../jobs/worker-pool.js';
 import { errorBody } from '../errors.js';
+
+/** What the health check looks at. */
+export interface HealthSources {
+  db: Pick<Database, 'ping' | 'backend'>;
+  queue: Pick<JobQueue, 'depth' | 'runningHere'>;
+  pool: Pick<WorkerPool, 'alive' | 'restarts'>;
+  storage: StorageGuard;
+  config: Pick<Config, 'workers' | 'queueLimit'>;
+  logger: Logger;
+  /** This node's name (NODE_ID). */
+  nodeId: string;
+}
 
 export interface HealthReport {
   healthy: boolean;
   service: { up: true; uptime_seconds: number };
-  /** The node that answered, and which job store it shares. */
+  /** The node that answered, and which database it uses. */
   node: { id: string; backend: string };
   database: { ok: boolean };
   workers: { ok: boolean; alive: number; configured: number; restarts: number };
@@ -27,7 +44,7 @@ export interface HealthReport {
   };
 }
 
-export function healthRoutes(router: Router, deps: ServiceDeps): void {
+export function healthRoutes(router: Router, deps: HealthSources): void {
   const startedAt = Date.now();
   router.get('/healthz', async (ctx: Context) => {
     const { report, problems } = await checkHealth(deps, startedAt);
@@ -41,15 +58,15 @@ export function healthRoutes(router: Router, deps: ServiceDeps): void {
   });
 }
 
-export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise<{ report: HealthReport; problems: string[] }> {
+export async function checkHealth(deps: HealthSources, startedAt: number): Promise<{ report: HealthReport; problems: string[] }> {
   const problems: string[] = [];
   let database = true;
   try {
-    await deps.store.ping();
+    await deps.db.ping();
   } catch (err) {
     database = false;
     deps.logger.error({ err }, 'health check: the database does not answer');
-    problems.push('the job database does not answer');
+    problems.push('the database does not answer');
   }
   let depth: number | null = null;
   if (database) depth = await deps.queue.depth().catch(() => null);
@@ -75,7 +92,7 @@ export async function checkHealth(deps: ServiceDeps, startedAt: number): Promise
   const report: HealthReport = {
     healthy: problems.length === 0,
     service: { up: true, uptime_seconds: Math.round((Date.now() - startedAt) / 1000) },
-    node: { id: deps.nodeId, backend: deps.store.backend },
+    node: { id: deps.nodeId, backend: deps.db.backend },
     database: { ok: database },
     workers: { ok: workersOk, alive, configured: deps.config.workers, restarts: deps.pool.restarts },
     queue: { depth, limit: deps.config.queueLimit, running: deps.queue.runningHere },

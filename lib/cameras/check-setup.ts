@@ -1,0 +1,115 @@
+// Setting up a tamper check of a camera, the one way both kinds of check take: a clip uploaded
+// with a `camera` (POST /kamcheck) and a clip cut from the camera's stream (check-schedule.ts).
+// It chooses the reference the worker compares with (the image sent with the check, else the
+// camera's reference nearest in time of day among those of the clip's size), says where the
+// worker writes the clip's quietest frame (the slot's renewed reference when the check returns 0,
+// or the camera's first reference when a stream check finds none), and writes the check's
+// bookkeeping (camera_pending_checks, read when its job finishes: check-outcome.ts) in the job's
+// own transaction. A check that cannot be set up is refused with one wording per cause.
+import type { Tx } from '../db/database.js';
+import { httpDate } from '../dates.js';
+import type { CameraStore } from './camera-store.js';
+import type { PendingCheck, ReferenceRecord } from './camera-records.js';
+import { presentReference } from './present.js';
+import { newReferenceFile, referencePath } from './reference-files.js';
+import { minuteOfDay, slotOf } from './time-of-day.js';
+
+/** Why a check of a camera cannot be set up: the upload answers 422 with it, a stream check fails with it. */
+export class CheckRefused extends Error {
+  constructor(
+    readonly code: 'no_reference' | 'resolution_mismatch',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface CheckRequest {
+  jobId: string;
+  camera: string;
+  /** When the clip was captured, ms. */
+  capturedAt: number;
+  clip: { width: number; height: number };
+  /** The image sent with the check, already in the references folder: it becomes the slot's reference. */
+  uploaded: ReferenceRecord | null;
+  /** A camera without a reference: a stream check learns one from its clip; an upload is refused. */
+  whenNone: 'learn' | 'refuse';
+  /** A check of the camera's stream: when it was due, and where its worker writes the capture's picture. */
+  capture: { dueAt: number; file: string } | null;
+}
+
+/** The check's part of the tamper-check job's input (lib/kamcheck/analytic.ts). */
+export interface CheckReference {
+  imageName: string;
+  /** The reference the worker compares with; absent when it learns one. */
+  imagePath?: string;
+  /** Where the worker writes the clip's quietest frame when the check returns 0: the slot's renewed reference. */
+  refreshPath?: string;
+  /** Where the worker writes the clip's quietest frame as the camera's first reference. */
+  learnPath?: string;
+}
+
+export interface CameraCheck {
+  reference: CheckReference;
+  /** The task's fields from the start: the camera, when the clip was captured, the reference. */
+  taskFields: Record<string, unknown>;
+  pending: PendingCheck;
+  /** Writes, in the job's transaction, what exists exactly when the job does: an uploaded reference, the pending check. */
+  record(tx: Tx): Promise<void>;
+}
+
+export interface CheckSetupOptions {
+  cameras: CameraStore;
+  dataDir: string;
+  /** REFERENCE_SLOT_MINUTES. */
+  slotMinutes: number;
+}
+
+export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): Promise<CameraCheck> {
+  const { cameras, dataDir, slotMinutes } = o;
+  const slot = slotOf(r.capturedAt, slotMinutes);
+  const minute = minuteOfDay(r.capturedAt);
+  const taskFields: Record<string, unknown> = { camera: r.camera, captured_at: httpDate(r.capturedAt) };
+  // Where the worker writes the clip's quietest frame, when it does: never over an uploaded reference.
+  const target = r.uploaded ? null : newReferenceFile(dataDir, 'jpg');
+  const pending: PendingCheck = {
+    jobId: r.jobId,
+    camera: r.camera,
+    capturedAt: r.capturedAt,
+    width: r.clip.width,
+    height: r.clip.height,
+    refresh: target ? { id: target.id, file: target.file, slot, minuteOfDay: minute } : null,
+    capture: r.capture,
+  };
+  let reference: CheckReference;
+  if (r.uploaded) {
+    reference = { imagePath: referencePath(dataDir, r.uploaded), imageName: `reference ${r.uploaded.id}` };
+    taskFields.reference = presentReference(r.uploaded, slotMinutes);
+  } else {
+    const choice = await cameras.chooseReference(r.camera, minute, r.clip.width, r.clip.height);
+    if ('found' in choice) {
+      reference = { imagePath: referencePath(dataDir, choice.found), imageName: `reference ${choice.found.id}`, refreshPath: target!.absolute };
+      taskFields.reference = presentReference(choice.found, slotMinutes);
+    } else if ('otherSizes' in choice) {
+      const sizes = choice.otherSizes.map((s) => `${s.width}x${s.height}`).join(', ');
+      throw new CheckRefused(
+        'resolution_mismatch',
+        `the clip is ${r.clip.width}x${r.clip.height} but camera "${r.camera}" has references of ${sizes} only: set a reference of the clip's size (PUT /cameras/${r.camera}/reference, or POST /cameras/${r.camera}/reference/from_capture after a check of its stream)`,
+      );
+    } else if (r.whenNone === 'learn') {
+      reference = { imageName: 'learned from the capture', learnPath: target!.absolute };
+      taskFields.reference = { ...presentReference({ slot, capturedAt: r.capturedAt, sourceJob: r.jobId }, slotMinutes), learned: true };
+    } else {
+      throw new CheckRefused('no_reference', `camera "${r.camera}" has no reference yet: send an "image" with this check, or PUT /cameras/${r.camera}/reference`);
+    }
+  }
+  return {
+    reference,
+    taskFields,
+    pending,
+    record: async (tx) => {
+      if (r.uploaded) await cameras.insertReference(tx, r.uploaded);
+      await cameras.insertPendingCheck(tx, pending);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+// A camera's stream source over the API: PUT /cameras/<camera> sets it (source_url,
+// check_interval_s, enabled), POST /cameras/<camera>/check checks the stream now, and POST
+// /cameras/<camera>/reference/from_capture makes the last capture's picture the reference
+// (re-baselining after a deliberate change of the view).
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { ApiError, notFound } from '../../http/errors.js';
+import { settingsBody } from '../../http/settings-body.js';
+import { acceptedTask } from '../../jobs/http/accept-job.js';
+import { presentTask } from '../../jobs/http/task-view.js';
+import { redactSourceUrl } from '../../sources/redact.js';
+import { changeSource } from '../source-settings.js';
+import { newReferenceFile } from '../reference-files.js';
+import { minuteOfDay, slotOf } from '../time-of-day.js';
+import type { CameraHttp } from './camera-http.js';
+import { checkCameraId } from './fields.js';
+import type { CameraDetail } from './routes.js';
+import { readSourceFields } from './source-fields.js';
+
+const noSource = (camera: string) => new ApiError(409, 'no_source', `camera "${camera}" has no stream source: set one with PUT /cameras/${camera} {"source_url": ...}`);
+
+export function sourceRoutes(router: Router, deps: CameraHttp, cameraDetail: CameraDetail): void {
+  router.put('/cameras/:camera', settingsBody(), async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    const fields = readSourceFields(ctx.state.fields as Record<string, unknown>);
+    const now = Date.now();
+    const url = await changeSource({ ...deps, targets: { webhookUrl: deps.config.webhookUrl } }, camera, fields, now);
+    deps.logger.info({ camera, source_url: url ? redactSourceUrl(url) : null, check_interval_s: fields.intervalS, enabled: fields.enabled }, 'camera source set');
+    if (url) void deps.checks.look(); // a new source is checked now, not at the next look
+    ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
+  });
+
+  router.post('/cameras/:camera/check', async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    if (!(await deps.cameras.get(camera))) throw notFound(`no camera ${camera}`);
+    if (!(await deps.sources.get(camera))) throw noSource(camera);
+    const job = await deps.checks.checkNow(camera);
+    deps.logger.info({ camera, job_id: job.id }, 'camera check asked for');
+    await deps.queue.waitForFinish(job.id, deps.config.kamcheckWaitMs);
+    ctx.body = { status: 'success', task: presentTask(await acceptedTask(deps, job)) };
+  });
+
+  router.post('/cameras/:camera/reference/from_capture', async (ctx: Context) => {
+    const camera = checkCameraId(ctx.params.camera);
+    if (!(await deps.cameras.get(camera))) throw notFound(`no camera ${camera}`);
+    const source = await deps.sources.get(camera);
+    if (!source) throw noSource(camera);
+    const picture = source.picture;
+    if (!picture) throw new ApiError(409, 'no_capture', `camera "${camera}" has no capture yet: wait for its first check, or POST /cameras/${camera}/check`);
+    // A copy: the capture's own file goes when the next capture replaces it.
+    const target = newReferenceFile(deps.config.dataDir, 'jpg');
+    await fs.copyFile(path.join(deps.config.dataDir, picture.file), target.absolute).catch((err: NodeJS.ErrnoException) => {
+      if (err.code === 'ENOENT') throw new ApiError(409, 'no_capture', `the picture of camera "${camera}"'s last capture is gone`);
+      throw err;
+    });
+    const slotMinutes = deps.config.referenceSlotMinutes;
+    try {
+      await deps.cameras.addReference({
+        id: target.id,
+        camera,
+        slot: slotOf(picture.at, slotMinutes),
+        capturedAt: picture.at,
+        minuteOfDay: minuteOfDay(picture.at),
+        sourceJob: source.lastCapture?.ok ? source.lastCapture.jobId : null,
+        file: target.file,
+        width: picture.width,
+        height: picture.height,
+        createdAt: Date.now(),
+        origin: 'capture',
+      });
+    } catch (err) {
+      await fs.rm(target.absolute, { force: true });
+      throw err;
+    }
+    deps.logger.info({ camera, reference_id: target.id }, 'camera reference set from its last capture');
+    ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
+  });
+}

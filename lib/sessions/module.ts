@@ -1,0 +1,17 @@
+// The sessions module: the console's signed-in browsers (schema.ts, session-store.ts), opened with
+// the service's credentials (sessions.ts), the /session routes and the cookie's authentication of
+// API requests (http/routes.ts), and the deletion of expired sessions. It calls no other module.
+import type { Logger } from 'pino';
+import type { Database } from '../db/database.js';
+import type { ModuleRoutes, ServiceModule } from '../service-module.js';
+import { sessionRoutes } from './http/routes.js';
+import { sessionsSchema } from './schema.js';
+import { SessionStore } from './session-store.js';
+import { expiredSessionsDuty, type Sessions } from './sessions.js';
+
+export const sessionsModule = {
+  schema: sessionsSchema,
+  openStore: (db: Database) => new SessionStore(db),
+  routes: (sessions: Sessions, logger: Logger): ModuleRoutes => (router) => sessionRoutes(router, sessions, logger),
+  duties: (store: SessionStore) => [expiredSessionsDuty(store)],
+} satisfies ServiceModule;
