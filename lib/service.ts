@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import type Koa from 'koa';
+import type { Context } from 'koa';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -13,6 +14,7 @@ import type { Logger } from 'pino';
 import { analytics } from './analytics.js';
 import { cameraFinishHook } from './cameras/check-outcome.js';
 import { CheckSchedule } from './cameras/check-schedule.js';
+import { signedPictureLink } from './cameras/http/picture-links.js';
 import { camerasModule } from './cameras/module.js';
 import type { Config } from './config.js';
 import { resolveCredentials, type ResolvedCredentials } from './credentials.js';
@@ -26,7 +28,8 @@ import { ResultLinks } from './http/result-links.js';
 import { healthRoutes } from './http/routes/health.js';
 import { metricsRoutes } from './http/routes/metrics.js';
 import { openApiRoutes } from './http/routes/openapi.js';
-import { servedAnalytics, type AnalyticHttp } from './http/served-analytics.js';
+import { servedAnalytics, type AnalyticHttp } from './served-analytics.js';
+import { signedResultLink } from './jobs/http/results-routes.js';
 import { presentTask } from './jobs/http/task-view.js';
 import { removeJobFiles, removePartialResults, removeStaleJobFolders } from './jobs/job-folders.js';
 import type { JobRecord } from './jobs/job-record.js';
@@ -36,6 +39,7 @@ import type { JobStore } from './jobs/store.js';
 import { WorkerPool } from './jobs/worker-pool.js';
 import { ServiceMetrics } from './metrics.js';
 import type { ModuleRoutes } from './service-module.js';
+import { SESSION_PATH, sessionAuth } from './sessions/http/routes.js';
 import { sessionsModule } from './sessions/module.js';
 import type { SessionStore } from './sessions/session-store.js';
 import { Sessions } from './sessions/sessions.js';
@@ -248,7 +252,20 @@ export async function startService(config: Config, logger: Logger, options: Serv
     (router) => metricsRoutes(router, metrics),
     (router) => openApiRoutes(router),
   ];
-  const { app } = createApp({ config, logger, credentials: credentials.credentials, tmpDir, storage, metrics, links, admit: () => queue.assertCapacity(), sessions, routes });
+  const signedLink = (ctx: Context) => signedResultLink(ctx, links) || signedPictureLink(ctx, links);
+  const { app } = createApp({
+    config,
+    logger,
+    credentials: credentials.credentials,
+    tmpDir,
+    storage,
+    metrics,
+    admit: () => queue.assertCapacity(),
+    signedLink,
+    sessionAuth: sessionAuth(sessions, signedLink),
+    openPaths: [SESSION_PATH],
+    routes,
+  });
   server.on('request', app.callback());
   server.on('clientError', answerClientError);
   server.requestTimeout = 0; // large uploads may take long; formidable enforces the size limit

@@ -2,14 +2,15 @@
 // backends: a statement of one chain never runs inside another chain's open transaction (so a
 // rollback never undoes a write its caller was told had succeeded, and no chain reads a write
 // that may still roll back); a notification sent from a transaction body is heard after the
-// commit and never after a rollback; and a body that uses the database other than through its
-// own tx is refused rather than left to deadlock or to escape its transaction.
+// commit and never after a rollback; a body that uses the database other than through its own tx
+// is refused rather than left to deadlock or to escape its transaction; and 64-bit integers come
+// back as numbers, or not at all when a number cannot hold them.
 import { expect } from 'chai';
 import type { Database, DatabaseEvent } from '../lib/db/database.js';
 import { TransactionMisuseError } from '../lib/db/transaction-scope.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
 import { describeBackends } from './helpers/backends.js';
-import { rejection, until } from './helpers/until.js';
+import { rejection, sleep, until } from './helpers/until.js';
 
 /** Reads a transaction body awaits before it fails: turns of the event loop for other chains. */
 const READS_BEFORE_FAILING = 5;
@@ -85,6 +86,13 @@ describeBackends('database transactions', function (backend) {
       void values().then((rows) => heard.push({ payload: event.payload, rows }));
     });
     try {
+      // PostgreSQL's listening connection opens beside the pool: heard once, it hears what follows.
+      await until('a first notification', async () => {
+        await db.notify('ready');
+        await sleep(50);
+        return heard.some((h) => h.payload === 'ready');
+      });
+      heard.length = 0;
       await rejection(
         db.transaction(async (tx) => {
           await tx.run(`INSERT INTO t (v) VALUES ('undone')`);
@@ -100,7 +108,7 @@ describeBackends('database transactions', function (backend) {
       // A notification sent after both: when it is heard, an earlier one would have been too.
       await db.notify('marker');
       await until('the marker notification', () => heard.some((h) => h.payload === 'marker'));
-      expect(heard.filter((h) => h.payload !== 'marker')).to.deep.equal([{ payload: 'committed', rows: ['kept'] }]);
+      expect(heard.filter((h) => h.payload !== 'marker' && h.payload !== 'ready')).to.deep.equal([{ payload: 'committed', rows: ['kept'] }]);
     } finally {
       off();
     }
@@ -136,6 +144,18 @@ describeBackends('database transactions', function (backend) {
     });
     expect(later).to.equal(1);
     expect(await values()).to.deep.equal(['timer']);
+  });
+
+  it('gives 64-bit integers back as numbers, and refuses one it cannot hold exactly', async () => {
+    await db.sql.exec(`CREATE TABLE n (big ${db.dialect.bigint} NOT NULL)`);
+    await db.sql.run('INSERT INTO n (big) VALUES (?)', Number.MAX_SAFE_INTEGER);
+    expect(await db.sql.get('SELECT big, COUNT(*) AS count FROM n GROUP BY big')).to.deep.equal({ big: Number.MAX_SAFE_INTEGER, count: 1 });
+    if (backend.name === 'postgres') {
+      // One more than 2^53 - 1 would come back as 2^53: the query fails instead, and the pool goes on.
+      const err = await rejection(db.sql.get(`SELECT big + 2 AS big FROM n`));
+      expect(err.message).to.equal('a BIGINT from the database is beyond 2^53 and cannot be read exactly: 9007199254740993');
+      expect(await db.sql.get('SELECT CAST(SUM(big) AS BIGINT) AS total FROM n')).to.deep.equal({ total: Number.MAX_SAFE_INTEGER });
+    }
   });
 
   if (backend.name === 'sqlite') {

@@ -12,7 +12,7 @@ import { AnalyticRegistry } from '../lib/jobs/analytic.js';
 import { loadConfig } from '../lib/config.js';
 import { removeTempDir, tempDataDir } from '../testkit/service.js';
 import { describeBackends, type TestStores } from './helpers/backends.js';
-import { until } from './helpers/until.js';
+import { sleep, until } from './helpers/until.js';
 
 const SCRIPT = fileURLToPath(new URL('./helpers/scripted-worker.js', import.meta.url));
 
@@ -137,7 +137,7 @@ describeBackends('job queue and worker pool', function (backend) {
     await setUp(1);
     await submit('stuck', { behaviour: 'hang_after_progress' });
     await submit('next', { behaviour: 'ok' });
-    for (let i = 0; i < 100 && (await job('stuck')).message !== 'Processing frame 1 of 2'; i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 100 && (await job('stuck')).message !== 'Processing frame 1 of 2'; i++) await sleep(50);
     pool.cancel('stuck', new DiskFullError('the disk is full'), 300);
     await queue.waitForFinish('stuck', 5000);
     const record = await job('stuck');

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { analytics } from '../lib/analytics.js';
-import { servedAnalytics } from '../lib/http/served-analytics.js';
+import { servedAnalytics } from '../lib/served-analytics.js';
 import { chain as chainFrom, importGraph } from './helpers/import-graph.js';
 
 const BUILD = fileURLToPath(new URL('..', import.meta.url));

@@ -17,7 +17,7 @@ import type { JobRecord } from '../lib/jobs/job-record.js';
 import { openStores } from '../lib/service.js';
 import { api, removeTempDir, startTestService, tempDataDir } from '../testkit/service.js';
 import { describeBackends, newDatabaseUrl, storesOn, type TestStores } from './helpers/backends.js';
-import { rejection } from './helpers/until.js';
+import { rejection, sleep } from './helpers/until.js';
 import { FIRST_RELEASE_SQLITE, SINGLE_VERSION_RELEASE_POSTGRES, SINGLE_VERSION_RELEASE_SQLITE, singleVersionReleaseRows } from './helpers/release-schemas.js';
 
 const silent = pino({ level: 'silent' });
@@ -232,7 +232,7 @@ describeBackends('store migrations', function (backend) {
         await db.close();
       }
       // A connection still opening when close ran would show up by now and stay.
-      await new Promise((r) => setTimeout(r, 500));
+      await sleep(500);
       expect(await sessions()).to.equal(0);
     });
   }

@@ -14,7 +14,7 @@ import { DuplicateSubmissionError, type JobStore } from '../lib/jobs/store.js';
 import { AUTH, PASSWORD, USER, api, form, removeTempDir, spawnService, startTestService, tempDataDir, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { describeBackends, type TestStores } from './helpers/backends.js';
-import { rejection } from './helpers/until.js';
+import { rejection, sleep } from './helpers/until.js';
 import { checkRaw, httpRequest, rawConnect } from './helpers/raw-http.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -114,7 +114,7 @@ describeBackends('store edges', function (backend) {
     it('publishes a run\'s results only with an outcome the database accepts', async () => {
       await store.insert({ id: 'p', analytic: 'face_log', input: {} });
       const first = (await store.claim('node-1', 50))!;
-      await new Promise((r) => setTimeout(r, 200));
+      await sleep(200);
       const second = (await store.claim('node-2', LONG_LEASE_MS))!;
       expect(second.attempts).to.equal(2);
       const published: string[] = [];
@@ -184,7 +184,7 @@ describeBackends('store edges', function (backend) {
       ]);
       const { socket, response } = rawConnect(svc.url);
       socket.write(Buffer.concat([head, body.subarray(0, 1000)]));
-      await new Promise((r) => setTimeout(r, 300));
+      await sleep(300);
       // ...another fills it before the rest arrives.
       const other = await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip, image: media.reference }) });
       expect(other.status).to.equal(200);

@@ -14,7 +14,7 @@ import { startRtspServer, type RtspServer } from '../testkit/rtsp-server.js';
 import { streamFiles, type StreamName } from '../testkit/stream-fixtures.js';
 import { descendants, stillRunning, type SeenProcess } from './helpers/process-tree.js';
 import { playRtsp } from './helpers/rtsp-client.js';
-import { until } from './helpers/until.js';
+import { sleep, until } from './helpers/until.js';
 
 /** A 25-frame read ends in about 1.3 s (handshake, then a second of stream); this bounds a broken server. */
 const READ_DEADLINE_MS = 20_000;
@@ -189,9 +189,9 @@ describe('RTSP test cameras (testkit)', function () {
     const watching = await playRtsp(server.url('cam1'));
     await until('pictures on the open session', () => watching.rtpBytes() > 20_000);
     await server.stall('cam1');
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     const frozenAt = watching.rtpBytes();
-    await new Promise((r) => setTimeout(r, 1_500));
+    await sleep(1_500);
     expect(watching.rtpBytes()).to.equal(frozenAt);
     watching.close();
 
@@ -200,7 +200,7 @@ describe('RTSP test cameras (testkit)', function () {
     const session = await playRtsp(server.url('cam1'));
     expect(session.replies.map((r) => `${r.method} ${r.status}`)).to.deep.equal(['OPTIONS 200', 'DESCRIBE 200', 'SETUP 200', 'PLAY 200']);
     expect(session.replies[1].body).to.contain('H264/90000');
-    await new Promise((r) => setTimeout(r, 2_000));
+    await sleep(2_000);
     expect(session.rtpBytes()).to.be.below(200);
     session.close();
 

@@ -7,7 +7,7 @@ import pg from 'pg';
 import type { ServiceOptions } from '../lib/service.js';
 import { api, form, startTestService, waitComplete, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
-import { until } from './helpers/until.js';
+import { rejection, until } from './helpers/until.js';
 import { describeBackends, sharedPostgres } from './helpers/backends.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 import { procCpuMs, procStatus } from '../lib/proc-stats.js';
@@ -144,6 +144,40 @@ describeBackends('observability: health, metrics, logs', function (backend) {
     expect(again.get('vaa_worker_restarts_total')).to.equal(1);
     expect(again.get('vaa_http_request_duration_seconds_count{method="GET",route="unmatched",status="404"}')).to.equal(1);
     expect((await api(`${svc.url}/metrics`, { auth: null })).status).to.equal(401);
+  });
+
+  it('GET /metrics counts each periodic duty: its runs, its failures and their durations, from the start', async () => {
+    svc = await start();
+    const names = ['jobs.retention', 'sources.capture-files', 'cameras.reference-files', 'webhooks.outbox', 'sessions.expired'];
+    expect(svc.service.duties.names.sort()).to.deep.equal([...names].sort());
+    // The duties that run at start have run once by the time the first scrape sees them.
+    const atStart = ['jobs.retention', 'cameras.reference-files', 'sessions.expired'];
+    const first = await until('the duties run at start', async () => {
+      const m = parseMetrics((await api(`${svc!.url}/metrics`)).body);
+      return atStart.every((d) => m.get(`vaa_duty_runs_total{duty="${d}"}`) === 1) ? m : undefined;
+    });
+    for (const duty of names) {
+      const runs = atStart.includes(duty) ? 1 : 0;
+      expect(first.get(`vaa_duty_runs_total{duty="${duty}"}`), duty).to.equal(runs);
+      expect(first.get(`vaa_duty_failures_total{duty="${duty}"}`), duty).to.equal(0);
+      expect(first.get(`vaa_duty_duration_seconds_count{duty="${duty}"}`) ?? 0, duty).to.equal(runs);
+    }
+    // A duty that fails is counted as a run and as a failure: the database stops answering it.
+    expect(await svc.service.duties.run('sources.capture-files')).to.deep.equal({ removed: 0 });
+    const list = svc.service.sources.listedCaptureFiles;
+    svc.service.sources.listedCaptureFiles = async () => {
+      throw new Error('the table is gone');
+    };
+    try {
+      expect((await rejection(svc.service.duties.run('sources.capture-files'))).message).to.equal('the table is gone');
+    } finally {
+      svc.service.sources.listedCaptureFiles = list;
+    }
+    const m = parseMetrics((await api(`${svc.url}/metrics`)).body);
+    expect(m.get('vaa_duty_runs_total{duty="sources.capture-files"}')).to.equal(2);
+    expect(m.get('vaa_duty_failures_total{duty="sources.capture-files"}')).to.equal(1);
+    expect(m.get('vaa_duty_duration_seconds_count{duty="sources.capture-files"}')).to.equal(2);
+    expect(svc.logs.some((l) => l.msg === 'duty failed' && l.duty === 'sources.capture-files')).to.equal(true);
   });
 
   it('GET /metrics counts webhook deliveries by event type and outcome, their durations, and the events pending', async () => {

@@ -12,6 +12,7 @@ import { checkRaw, httpRequest, rawConnect, rawRequest } from './helpers/raw-htt
 import { makeBadMedia } from '../testkit/hostile-corpus/bad-media.js';
 import { ESCAPE_NAME, hostileCorpus, type HostileCase } from '../testkit/hostile-corpus/cases.js';
 import { multipartType } from '../testkit/hostile-corpus/multipart.js';
+import { sleep } from './helpers/until.js';
 
 const MAX_UPLOAD_MB = 2;
 const MiB = 1024 * 1024;
@@ -143,7 +144,7 @@ describe('hostile and broken input', function () {
     while (!answered && sent < declared && !socket.destroyed) {
       socket.write(chunk);
       sent += chunk.length;
-      await new Promise((r) => setTimeout(r, 5));
+      await sleep(5);
     }
     const res = await response;
     socket.destroy();
@@ -178,6 +179,6 @@ async function eventually(check: () => boolean, what: string, ms = 5000): Promis
   const deadline = Date.now() + ms;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`not true after ${ms} ms: ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
+    await sleep(20);
   }
 }

@@ -1,8 +1,9 @@
 // The upload slots that keep a burst of uploads from starving GETs of the event loop.
 import { expect } from 'chai';
 import { UploadSlots } from '../lib/http/upload-slots.js';
+import { sleep } from './helpers/until.js';
 
-const tick = (ms = 5) => new Promise((r) => setTimeout(r, ms));
+const tick = (ms = 5) => sleep(ms);
 
 describe('upload slots', () => {
   it('lets `slots` uploads parse at once; the others wait their turn, in order', async () => {

@@ -12,6 +12,7 @@ import { expect } from 'chai';
 import { api, form, startTestService, type TestService } from '../testkit/service.js';
 import { testMedia } from '../testkit/media.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
+import { sleep } from './helpers/until.js';
 
 const MiB = 1024 * 1024;
 const fixture = (scenario: string) => facelogVideo(scenario).file;
@@ -36,7 +37,7 @@ async function waitTask(svc: TestService, analytic: string, id: string, done: (t
     const { body } = await api(`${svc.url}/${analytic}/${id}`);
     if (done(body.task)) return body.task;
     if (Date.now() > deadline) throw new Error(`task ${id} not as expected after ${ms} ms: ${JSON.stringify(body.task)}`);
-    await new Promise((r) => setTimeout(r, 100));
+    await sleep(100);
   }
 }
 const complete = (t: Task) => t.complete;
@@ -56,7 +57,7 @@ async function expectFailedFull(svc: TestService, task: Task, message: RegExp): 
   // after the task is marked failed.
   const upload = path.join(svc.dataDir, 'jobs', task.job_id);
   const results = () => fs.readdirSync(path.join(svc.dataDir, 'results')).filter((n) => n.startsWith(task.job_id));
-  for (let i = 0; i < 50 && (fs.existsSync(upload) || results().length > 0); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 50 && (fs.existsSync(upload) || results().length > 0); i++) await sleep(100);
   expect(results()).to.deep.equal([]);
   expect(fs.existsSync(upload)).to.equal(false);
 }

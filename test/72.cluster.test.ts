@@ -15,6 +15,7 @@ import { testMedia, type TestMedia } from '../testkit/media.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
 import { descendants, stillRunning, type SeenProcess } from './helpers/process-tree.js';
 import { ClusterClient, ClusterNode, type AcceptedJob } from './helpers/cluster-client.js';
+import { sleep } from './helpers/until.js';
 
 const NODE_IDS = ['node-1', 'node-2', 'node-3'];
 /** 3 s: a dead node's job is claimable again 2-3 s after its last heartbeat (every second). */
@@ -60,7 +61,6 @@ interface Run {
   totalMs: number;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The parsed JSON log lines of a node process (pino on stdout; the listening line on stderr is not JSON). */
 function logLines(proc: ServiceProcess): Record<string, any>[] {

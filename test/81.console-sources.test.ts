@@ -58,6 +58,11 @@ describe('operator console: cameras with stream sources', function () {
       await page.locator('button:has-text("Make the last capture the reference"):not([disabled])').waitFor({ timeout: 60_000 });
       await page.getByRole('button', { name: 'Make the last capture the reference' }).click();
       await page.getByRole('status').filter({ hasText: 'The last capture is the reference now.' }).waitFor();
+      // The notice comes with the answer; the page shows the new reference once it has read the
+      // camera again, and no picture of the page is broken then.
+      const reference = (await api(`${svc.url}/cameras/yard-9`)).body.camera.references.flatMap((s: { references: { reference_id: string; origin: string }[] }) => s.references).find((r: { origin: string }) => r.origin === 'capture');
+      expect(reference, 'a reference set from the capture').to.not.equal(undefined);
+      await page.locator(`img[src*="/references/${reference.reference_id}?"]`).first().waitFor();
       expect(await brokenImages(page)).to.deep.equal([]);
       await screenshots(page, 'camera-with-real-source');
     } finally {

@@ -3,14 +3,14 @@
 // This layer owns connections, transactions, notifications between nodes, per-module migrations
 // (migrations.ts) and the few differences of the two dialects (dialect.ts). Every module writes
 // each of its statements once, in the SQL both speak alike, and owns its tables: the jobs in
-// lib/jobs/, cameras in lib/cameras/, the webhook outbox in lib/webhooks/.
+// lib/jobs/, cameras in lib/cameras/, stream sources in lib/sources/, the webhook outbox in
+// lib/webhooks/, sessions in lib/sessions/ (docs/database.md).
 import type { Dialect } from './dialect.js';
 import type { SchemaModule } from './migrations.js';
 
 /**
  * Statements in the SQL both backends speak alike: `?` placeholders, times as integer
- * milliseconds, no booleans. Integers may come back as strings (PostgreSQL BIGINT): read them
- * with Number().
+ * milliseconds, no booleans. Integers come back as numbers from both (PostgreSQL's BIGINT too).
  */
 export interface Tx {
   all<T = Record<string, unknown>>(sql: string, ...params: unknown[]): Promise<T[]>;

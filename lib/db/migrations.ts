@@ -35,8 +35,8 @@ export const ddl =
  */
 export async function applyMigrations(tx: Tx, d: Dialect, modules: SchemaModule[], legacyLevel: number): Promise<void> {
   await tx.exec('CREATE TABLE IF NOT EXISTS schema_modules (module TEXT PRIMARY KEY, version INTEGER NOT NULL)');
-  const rows = await tx.all<{ module: string; version: number | string }>('SELECT module, version FROM schema_modules');
-  const versions = new Map(rows.map((r) => [r.module, Number(r.version)]));
+  const rows = await tx.all<{ module: string; version: number }>('SELECT module, version FROM schema_modules');
+  const versions = new Map(rows.map((r) => [r.module, r.version]));
   const imported = rows.length === 0 && legacyLevel > 0;
   for (const m of modules) {
     let version = versions.get(m.name) ?? (imported ? (m.fromLegacy?.(legacyLevel) ?? 0) : 0);
@@ -52,6 +52,6 @@ export async function applyMigrations(tx: Tx, d: Dialect, modules: SchemaModule[
 
 /** The version of each module (tests, diagnostics). */
 export async function moduleVersions(tx: Tx): Promise<Record<string, number>> {
-  const rows = await tx.all<{ module: string; version: number | string }>('SELECT module, version FROM schema_modules ORDER BY module');
-  return Object.fromEntries(rows.map((r) => [r.module, Number(r.version)]));
+  const rows = await tx.all<{ module: string; version: number }>('SELECT module, version FROM schema_modules ORDER BY module');
+  return Object.fromEntries(rows.map((r) => [r.module, r.version]));
 }

@@ -13,12 +13,11 @@ import type { Database, DatabaseEvent, Tx } from './database.js';
 import { postgresDialect } from './dialect.js';
 import { NameTakenError, DatabaseUnavailableError } from './errors.js';
 import { applyMigrations, type SchemaModule } from './migrations.js';
+import { clientTx, numbered, readTypes } from './postgres-values.js';
 import { bodyTx, TransactionScope } from './transaction-scope.js';
 
 /** The channel of the database's notifications (jobs queued and finished, for now). */
 const CHANNEL = 'vaa_db';
-/** PostgreSQL's type id of BIGINT (INT8), which `pg` returns as text unless told otherwise. */
-const INT8_OID = 20;
 /** How long a start waits for a node name held by a session the server is still ending. */
 const NAME_RELEASE_WAIT_MS = 3000;
 /** Serialises migrations of nodes starting together (any constant unique to this service). */
@@ -91,7 +90,7 @@ export class PostgresDatabase implements Database {
       // The single version of the releases before schema_modules; its jobs table had the columns
       // of SQLite's second version from the start, hence one more.
       const legacy = (await tx.get<{ t: string | null }>(`SELECT to_regclass('schema_version') AS t`))?.t
-        ? Number((await tx.get<{ version: number }>('SELECT version FROM schema_version'))?.version ?? 0)
+        ? ((await tx.get<{ version: number }>('SELECT version FROM schema_version'))?.version ?? 0)
         : 0;
       await applyMigrations(tx, this.dialect, modules, legacy === 0 ? 0 : legacy + 1);
     });
@@ -255,8 +254,8 @@ export class PostgresDatabase implements Database {
   async reclaimSpace(): Promise<void> {}
 
   async sizeBytes(): Promise<number> {
-    const row = await this.sql.get<{ bytes: string }>('SELECT pg_database_size(current_database()) AS bytes');
-    return Number(row?.bytes ?? 0);
+    const row = await this.sql.get<{ bytes: number }>('SELECT pg_database_size(current_database()) AS bytes');
+    return row?.bytes ?? 0;
   }
 
   async ping(): Promise<void> {
@@ -344,36 +343,6 @@ export class PostgresDatabase implements Database {
       await sleep(1000);
     }
   }
-}
-
-/**
- * BIGINT columns (times in ms, counters, serial keys) arrive as numbers, as SQLite gives them. A
- * value beyond 2^53 could not be read back exactly: its query fails rather than return a wrong one.
- */
-function readTypes(oid: number, format?: string): (text: string) => unknown {
-  if (oid === INT8_OID && format !== 'binary') return readInt8;
-  return pg.types.getTypeParser(oid, format as 'text');
-}
-
-function readInt8(text: string): number {
-  const n = Number(text);
-  if (!Number.isSafeInteger(n)) throw new RangeError(`a BIGINT from the database is beyond 2^53 and cannot be read exactly: ${text}`);
-  return n;
-}
-
-/** `?` placeholders become PostgreSQL's `$n` (no statement here has a `?` inside a string). */
-function numbered(sql: string): string {
-  let n = 0;
-  return sql.replace(/\?/g, () => `$${++n}`);
-}
-
-function clientTx(client: pg.PoolClient): Tx {
-  return {
-    all: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows as T[],
-    get: async <T>(sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rows[0] as T | undefined,
-    run: async (sql: string, ...params: unknown[]) => (await client.query(numbered(sql), params)).rowCount ?? 0,
-    exec: async (sql: string) => void (await client.query(sql)),
-  };
 }
 
 /** Errors that mean "the database is not reachable", not "the query is wrong". */

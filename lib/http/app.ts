@@ -1,7 +1,7 @@
 // The Koa application: one error handler that speaks the SPEC's envelope, the operator console's
 // files, authentication on every route (Basic, or a console session), then the routes the
 // composition root (lib/service.ts) gives it: each module's, the analytics', health and metrics.
-import Koa, { type Context, type Next } from 'koa';
+import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { Config, Credential } from '../config.js';
@@ -9,15 +9,11 @@ import type { StorageGuard } from '../disk-space.js';
 import { describeError } from '../errors.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { HttpParts, ModuleRoutes } from '../service-module.js';
-import { CAMERAS_PATH, captureLinkSubject, referenceLinkSubject } from '../cameras/http/routes.js';
-import { SESSION_PATH, sessionAuth } from '../sessions/http/routes.js';
-import type { Sessions } from '../sessions/sessions.js';
 import { SERVER_HEADER } from '../version.js';
 import { basicAuth } from './auth.js';
 import { consolePages } from './console-pages.js';
 import { errorBody, methodNotAllowed, notFound } from './errors.js';
 import { allowedMethods, requestMetrics } from './request-metrics.js';
-import { parseLinkToken, RESULTS_PATH, type ResultLinks } from './result-links.js';
 import { multipartUpload } from './upload.js';
 
 export interface AppParts {
@@ -29,12 +25,14 @@ export interface AppParts {
   /** Free space of DATA_DIR against MIN_FREE_DISK_MB: uploads that would go below it are refused. */
   storage: StorageGuard;
   metrics: ServiceMetrics;
-  /** Signs and checks the links that open without credentials (result files, pictures). */
-  links: ResultLinks;
   /** Refuses an upload before its body is read (a full queue). */
   admit(): Promise<void>;
-  /** The console's signed-in browsers. */
-  sessions: Sessions;
+  /** A request whose link carries a valid signature (a result file, a picture): it needs no credentials. */
+  signedLink(ctx: Context): boolean;
+  /** Authenticates a request by its console session before Basic is asked for; sets ctx.state.session. */
+  sessionAuth: Middleware;
+  /** Paths a request without credentials may reach (the console's sign-in). */
+  openPaths: string[];
   /** Every route of the service: each module's, the analytics', health, metrics, the API document. */
   routes: ModuleRoutes[];
 }
@@ -51,10 +49,10 @@ export function createApp(parts: AppParts): { app: Koa; router: Router } {
   app.use(errorEnvelope(parts.logger));
   // The console's page and bundle hold no data: they come before authentication.
   app.use(consolePages(parts.config.publicBaseUrl));
-  const signedLink = (ctx: Context) => signedResultLink(ctx, parts.links) || signedReferenceLink(ctx, parts.links);
-  // A console session's cookie stands in for the Basic header; /session itself needs neither.
-  app.use(sessionAuth(parts.sessions, signedLink));
-  app.use(basicAuth({ credentials: parts.credentials, bypass: (ctx) => signedLink(ctx) || ctx.state.session !== undefined || ctx.path === SESSION_PATH }));
+  // A console session's cookie stands in for the Basic header; the sign-in itself needs neither.
+  app.use(parts.sessionAuth);
+  const open = (ctx: Context) => parts.signedLink(ctx) || ctx.state.session !== undefined || parts.openPaths.includes(ctx.path);
+  app.use(basicAuth({ credentials: parts.credentials, bypass: open }));
 
   for (const routes of parts.routes) routes(router, http);
   app.use(router.routes());
@@ -107,33 +105,4 @@ function largeUnreadBody(ctx: Context): boolean {
   if (ctx.req.complete) return false;
   const declared = Number(ctx.get('content-length'));
   return !ctx.get('content-length') || !Number.isFinite(declared) || declared > DRAIN_LIMIT_BYTES;
-}
-
-/**
- * A GET of a result file whose link carries a valid signature needs no Basic header: in the path
- * (`/results/<job_id>/<expires>.<sig>/<file>`) or, in links of the earlier form, in the query.
- */
-function signedResultLink(ctx: Context, links: ResultLinks): boolean {
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-  // Expiry is the retention period's end: the route answers 410 after it, signature or not.
-  const inPath = new RegExp(`^${RESULTS_PATH}/([^/]+)/([^/]+)/[^/]+$`).exec(ctx.path);
-  if (inPath) {
-    const token = parseLinkToken(inPath[2]);
-    return token !== null && links.verify(inPath[1], token.expires, token.sig);
-  }
-  const m = new RegExp(`^${RESULTS_PATH}/([^/]+)/[^/]+$`).exec(ctx.path);
-  if (!m) return false;
-  const { expires, sig } = ctx.query;
-  return links.verify(m[1], typeof expires === 'string' ? expires : undefined, typeof sig === 'string' ? sig : undefined);
-}
-
-/** Likewise a GET of a camera's picture (a reference, its last capture) with a valid, unexpired signature. */
-function signedReferenceLink(ctx: Context, links: ResultLinks): boolean {
-  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-  const m = new RegExp(`^${CAMERAS_PATH}/[^/]+/(references|captures)/([0-9a-f-]{36})$`).exec(ctx.path);
-  if (!m) return false;
-  const { expires, sig } = ctx.query;
-  if (typeof expires !== 'string' || Number(expires) * 1000 < Date.now()) return false;
-  const subject = m[1] === 'references' ? referenceLinkSubject(m[2]) : captureLinkSubject(m[2]);
-  return links.verify(subject, expires, typeof sig === 'string' ? sig : undefined);
 }

@@ -2,7 +2,7 @@
 // descriptor (its folder's analytic.ts, free of OpenCV): its name, how its stored input is read
 // back and checked, its time limit, whether it writes result files, and a lazy loader of the code
 // a worker process runs. lib/analytics.ts lists them for the queue and the worker process;
-// lib/http/served-analytics.ts pairs each with its routes.
+// lib/served-analytics.ts pairs each with its routes.
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 

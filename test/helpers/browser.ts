@@ -75,8 +75,16 @@ export async function screenshots(page: Page, name: string, sizes = [DESKTOP, TA
 
 /** Waits until every <img> of the page has loaded; returns the sources that did not load. */
 export async function brokenImages(page: Page): Promise<string[]> {
-  await page.waitForFunction(() => [...document.images].every((i) => i.complete), undefined, { timeout: 15_000 });
-  return page.evaluate(() => [...document.images].filter((i) => i.naturalWidth === 0).map((i) => i.currentSrc || i.src));
+  // One look at the page: an image the page adds between two looks is loading, not broken.
+  const found = await page.waitForFunction(
+    () => {
+      const images = [...document.images];
+      return images.every((i) => i.complete) && images.filter((i) => i.naturalWidth === 0).map((i) => i.currentSrc || i.src);
+    },
+    undefined,
+    { timeout: 15_000 },
+  );
+  return (await found.jsonValue()) as string[];
 }
 
 /** Signs the page in through the console's form. */

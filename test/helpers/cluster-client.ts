@@ -3,6 +3,7 @@
 // once its Retry-After has passed; reads of its tasks go to any node. Every answer that is neither
 // a success nor a 503 `busy` is noted, as is every network error.
 import { api, type ServiceProcess } from '../../testkit/service.js';
+import { sleep } from './until.js';
 
 export type AnalyticPath = 'kamcheck' | 'face_log';
 
@@ -30,7 +31,6 @@ export class ClusterNode {
   }
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export class ClusterClient {
   readonly accepted: AcceptedJob[] = [];

@@ -2,10 +2,12 @@
 import { useState } from 'preact/hooks';
 
 export function Picture({ src, alt, caption, href }: { src: string | null | undefined; alt: string; caption?: string; href?: string }) {
-  const [broken, setBroken] = useState(false);
+  // The link that failed: a later one (a new capture, a new reference) is tried again.
+  const [failed, setFailed] = useState<string | null>(null);
+  const broken = !!src && src === failed;
   const body =
     src && !broken ? (
-      <img src={src} alt={alt} decoding="async" onError={() => setBroken(true)} />
+      <img src={src} alt={alt} decoding="async" onError={() => setFailed(src)} />
     ) : (
       <div class="picture-none">{src ? 'Picture not available' : 'No picture'}</div>
     );

@@ -8,41 +8,16 @@ import type { Context } from 'koa';
 import { missingFile, notFound } from '../../http/errors.js';
 import { probeUpload } from '../../http/probe-upload.js';
 import { singleFile, type Upload } from '../../http/upload.js';
-import type { SourceRecord } from '../../sources/source-store.js';
-import type { CameraRecord, ReferenceRecord } from '../camera-records.js';
-import { nearestInTimeOfDay, newestPerSlot } from '../reference-choice.js';
 import { referencePath } from '../reference-files.js';
-import { minuteOfDay } from '../time-of-day.js';
+import { allCurrentReferences, cameraDetail, currentReference, pictureLinks } from './camera-detail.js';
 import type { CameraHttp } from './camera-http.js';
-import { presentCamera, presentCameraDetail, presentStateChange, type PictureLinks } from './camera-view.js';
+import { presentCamera, presentStateChange } from './camera-view.js';
 import { checkCameraId, readCapturedAt } from './fields.js';
+import { CAMERAS_PATH, captureId } from './picture-links.js';
 import { storeUploadedReference } from './reference-upload.js';
 import { sourceRoutes } from './source-routes.js';
 
-export const CAMERAS_PATH = '/cameras';
-/** How long a picture's link (reference or capture) opens without the Basic header, at least. */
-export const REFERENCE_LINK_TTL_MS = 24 * 60 * 60 * 1000;
-
-const LINK_EXPIRY_STEP_S = 3600;
-
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
-
-/** The path of a reference's picture: `/cameras/<camera>/references/<reference_id>`. */
-export function referenceImagePath(camera: string, referenceId: string): string {
-  return `${CAMERAS_PATH}/${encodeURIComponent(camera)}/references/${referenceId}`;
-}
-
-/** The path of a capture's picture: `/cameras/<camera>/captures/<capture_id>`. */
-export function captureImagePath(camera: string, captureId: string): string {
-  return `${CAMERAS_PATH}/${encodeURIComponent(camera)}/captures/${captureId}`;
-}
-
-/** The token of a picture link signs what the results' links sign a job id with. */
-export const referenceLinkSubject = (referenceId: string) => `reference:${referenceId}`;
-export const captureLinkSubject = (captureId: string) => `capture:${captureId}`;
-
-/** A capture picture's id: its file's name without the extension. */
-export const captureId = (file: string) => file.slice(file.lastIndexOf('/') + 1).replace(/\.[a-z]+$/, '');
 
 export function cameraRoutes(router: Router, deps: CameraHttp): void {
   router.get(CAMERAS_PATH, async (ctx: Context) => {
@@ -102,7 +77,7 @@ export function cameraRoutes(router: Router, deps: CameraHttp): void {
     await sendPicture(ctx, `${deps.config.dataDir}/${source.picture.file}`, `the picture of capture ${ctx.params.captureId} is gone`);
   });
 
-  sourceRoutes(router, deps, cameraDetail);
+  sourceRoutes(router, deps);
 }
 
 async function sendPicture(ctx: Context, file: string, gone: string): Promise<void> {
@@ -113,40 +88,3 @@ async function sendPicture(ctx: Context, file: string, gone: string): Promise<vo
   ctx.length = stat.size;
   ctx.body = fs.createReadStream(file);
 }
-
-/** Signed links to pictures, valid REFERENCE_LINK_TTL_MS, under PUBLIC_BASE_URL or the request's own base. */
-function pictureLinks(deps: CameraHttp, ctx: Context): PictureLinks {
-  const base = deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`;
-  // Rounded up to the hour: a picture's link stays the same for an hour, so browsers cache it (the console polls).
-  const expires = Math.ceil((Date.now() + REFERENCE_LINK_TTL_MS) / 1000 / LINK_EXPIRY_STEP_S) * LINK_EXPIRY_STEP_S;
-  const signed = (path: string, subject: string) => `${base}${path}?expires=${expires}&sig=${deps.links.sign(subject, expires)}`;
-  return {
-    reference: (r) => signed(referenceImagePath(r.camera, r.id), referenceLinkSubject(r.id)),
-    capture: (camera, file) => signed(captureImagePath(camera, captureId(file)), captureLinkSubject(captureId(file))),
-  };
-}
-
-/** Every camera's references, by camera (slot order, newest first in a slot). */
-async function allCurrentReferences(deps: CameraHttp): Promise<Map<string, ReferenceRecord[]>> {
-  const byCamera = new Map<string, ReferenceRecord[]>();
-  for (const r of await deps.cameras.references(null)) byCamera.set(r.camera, [...(byCamera.get(r.camera) ?? []), r]);
-  return byCamera;
-}
-
-/** The reference a check now would use: of the newest per slot (of the last capture's size when known), the nearest in time of day. */
-function currentReference(refs: ReferenceRecord[], source: SourceRecord | null, now: number): ReferenceRecord | null {
-  const newest = newestPerSlot(refs);
-  const size = source?.picture;
-  const sized = size ? newest.filter((r) => r.width === size.width && r.height === size.height) : [];
-  return nearestInTimeOfDay(sized.length > 0 ? sized : newest, minuteOfDay(now));
-}
-
-export type CameraDetail = (deps: CameraHttp, ctx: Context, camera: string) => Promise<Record<string, unknown>>;
-
-const cameraDetail: CameraDetail = async (deps, ctx, camera) => {
-  const record: CameraRecord | null = await deps.cameras.get(camera);
-  if (!record) throw notFound(`no camera ${camera}`);
-  const [references, checks, source] = await Promise.all([deps.cameras.references(camera), deps.cameras.checks(camera), deps.sources.get(camera)]);
-  const view = { source, currentReference: currentReference(references, source, Date.now()) };
-  return presentCameraDetail(record, view, references, checks, deps.config.referenceSlotMinutes, pictureLinks(deps, ctx));
-};

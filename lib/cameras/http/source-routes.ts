@@ -16,12 +16,12 @@ import { newReferenceFile } from '../reference-files.js';
 import { minuteOfDay, slotOf } from '../time-of-day.js';
 import type { CameraHttp } from './camera-http.js';
 import { checkCameraId } from './fields.js';
-import type { CameraDetail } from './routes.js';
+import { cameraDetail } from './camera-detail.js';
 import { readSourceFields } from './source-fields.js';
 
 const noSource = (camera: string) => new ApiError(409, 'no_source', `camera "${camera}" has no stream source: set one with PUT /cameras/${camera} {"source_url": ...}`);
 
-export function sourceRoutes(router: Router, deps: CameraHttp, cameraDetail: CameraDetail): void {
+export function sourceRoutes(router: Router, deps: CameraHttp): void {
   router.put('/cameras/:camera', settingsBody(), async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
     const fields = readSourceFields(ctx.state.fields as Record<string, unknown>);

@@ -12,11 +12,11 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { invalidParameter, missingFile, notFound, unsupportedMedia } from '../../http/errors.js';
 import { probeUpload } from '../../http/probe-upload.js';
-import type { AnalyticHttp } from '../../http/served-analytics.js';
 import { singleFile, type Upload } from '../../http/upload.js';
 import type { Analytic } from '../../jobs/analytic.js';
 import { acceptedTask, acceptJob } from '../../jobs/http/accept-job.js';
 import { historyPage } from '../../jobs/http/history-page.js';
+import type { JobHttp } from '../../jobs/http/job-http.js';
 import { idempotentSubmission } from '../../jobs/http/idempotency.js';
 import { readCallbackUrl } from '../../webhooks/http/callback-url.js';
 import { faceDetectAnalytic, faceDetectImageAnalytic, faceLogAnalytic, faceLogImageAnalytic, type FaceLogInput } from '../analytic.js';
@@ -74,7 +74,7 @@ export const faceDetectImageRoutes = faceRoutes({
   history: [{ paths: [`/${faceDetectImageAnalytic.name}`], lists: [faceDetectAnalytic.name, faceDetectImageAnalytic.name] }],
 });
 
-function faceRoutes(spec: FaceRoutes): (router: Router, deps: AnalyticHttp) => void {
+function faceRoutes(spec: FaceRoutes): (router: Router, deps: JobHttp) => void {
   const name = spec.analytic.name;
   return (router, deps) => {
     router.post(`/${name}`, idempotentSubmission(deps, name, (job, ctx) => presentFaceLogTask(job, deps, ctx)), deps.upload, async (ctx: Context) => {

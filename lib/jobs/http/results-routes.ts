@@ -1,13 +1,13 @@
 // Result downloads: GET /results/<job_id>/<expires>.<sig>/<file>, and the earlier form
 // GET /results/<job_id>/<file>?expires=&sig= (result-links.ts). Open with the Basic header or with a
-// link's valid signature (checked by the auth bypass in app.ts). After the retention period: 410.
+// link's valid signature (signedResultLink, which the HTTP app's authentication asks). After the retention period: 410.
 // Byte ranges are served so a browser can seek in the overlay video.
 import fs from 'node:fs';
 import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError, notFound } from '../../http/errors.js';
-import { parseLinkToken, RESULTS_PATH } from '../../http/result-links.js';
+import { parseLinkToken, RESULTS_PATH, type ResultLinks } from '../../http/result-links.js';
 import { resultsExpireAt } from '../retention.js';
 import type { JobHttp } from './job-http.js';
 
@@ -79,4 +79,22 @@ function parseRange(header: string, size: number): { start: number; end: number 
   }
   if (start > end || start >= size) return 'unsatisfiable';
   return { start, end };
+}
+
+/**
+ * A GET of a result file whose link carries a valid signature needs no Basic header: in the path
+ * (`/results/<job_id>/<expires>.<sig>/<file>`) or, in links of the earlier form, in the query.
+ */
+export function signedResultLink(ctx: Context, links: ResultLinks): boolean {
+  if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
+  // Expiry is the retention period's end: the route answers 410 after it, signature or not.
+  const inPath = new RegExp(`^${RESULTS_PATH}/([^/]+)/([^/]+)/[^/]+$`).exec(ctx.path);
+  if (inPath) {
+    const token = parseLinkToken(inPath[2]);
+    return token !== null && links.verify(inPath[1], token.expires, token.sig);
+  }
+  const m = new RegExp(`^${RESULTS_PATH}/([^/]+)/[^/]+$`).exec(ctx.path);
+  if (!m) return false;
+  const { expires, sig } = ctx.query;
+  return links.verify(m[1], typeof expires === 'string' ? expires : undefined, typeof sig === 'string' ? sig : undefined);
 }

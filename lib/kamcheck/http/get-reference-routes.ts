@@ -8,7 +8,6 @@ import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { ApiError, missingFile, notFound, unsupportedMedia } from '../../http/errors.js';
 import { probeUpload } from '../../http/probe-upload.js';
-import type { AnalyticHttp } from '../../http/served-analytics.js';
 import { singleFile, type Upload } from '../../http/upload.js';
 import { acceptedTask, acceptJob } from '../../jobs/http/accept-job.js';
 import { historyPage } from '../../jobs/http/history-page.js';
@@ -29,7 +28,7 @@ export function presentReferencePickTaskAt(job: JobRecord, deps: Pick<JobHttp, '
   return task;
 }
 
-export function kamcheckReferenceRoutes(router: Router, deps: AnalyticHttp): void {
+export function kamcheckReferenceRoutes(router: Router, deps: JobHttp): void {
   const present = (job: JobRecord, ctx: Context) => presentReferencePickTaskAt(job, deps, deps.config.publicBaseUrl ?? `${ctx.protocol}://${ctx.host}`);
 
   router.post(`/${NAME}`, idempotentSubmission(deps, NAME, present), deps.upload, async (ctx: Context) => {

@@ -6,14 +6,14 @@ import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import type { ReferenceRecord } from '../../cameras/camera-records.js';
-import { CheckRefused, setUpCameraCheck, type CameraCheck } from '../../cameras/check-setup.js';
+import { CheckRefused, setUpCameraCheck, type CameraCheck, type CheckSetupOptions } from '../../cameras/check-setup.js';
 import { readCamera, readCapturedAt } from '../../cameras/http/fields.js';
 import { discardReference, placeUploadedReference } from '../../cameras/http/reference-upload.js';
 import { ApiError, missingFile, notFound, unsupportedMedia } from '../../http/errors.js';
 import { probeUpload } from '../../http/probe-upload.js';
-import type { AnalyticHttp } from '../../http/served-analytics.js';
 import { singleFile, type Upload } from '../../http/upload.js';
 import { acceptedTask, acceptJob } from '../../jobs/http/accept-job.js';
+import type { JobHttp } from '../../jobs/http/job-http.js';
 import { historyPage } from '../../jobs/http/history-page.js';
 import { idempotentSubmission } from '../../jobs/http/idempotency.js';
 import { presentTask } from '../../jobs/http/task-view.js';
@@ -23,7 +23,12 @@ import { MAX_TAMPER_FRAMES } from '../limits.js';
 
 const KAMCHECK = kamcheckAnalytic.name;
 
-export function kamcheckRoutes(router: Router, deps: AnalyticHttp): void {
+/** The jobs' HTTP face, and the set-up of a camera's check (a check with a `camera`). */
+export interface KamcheckHttp extends JobHttp {
+  cameraChecks: CheckSetupOptions;
+}
+
+export function kamcheckRoutes(router: Router, deps: KamcheckHttp): void {
   router.post(`/${KAMCHECK}`, idempotentSubmission(deps, KAMCHECK, presentTask), deps.upload, async (ctx: Context) => {
     const arrived = Date.now();
     const upload = ctx.state.upload as Upload;
