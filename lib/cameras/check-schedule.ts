@@ -18,6 +18,7 @@ import type { JobRecord } from '../jobs/job-record.js';
 import type { JobStore } from '../jobs/store.js';
 import type { KamcheckInput } from '../kamcheck/analytic.js';
 import { MAX_TAMPER_FRAMES } from '../kamcheck/limits.js';
+import type { DataFile } from '../data-files.js';
 import { newCaptureFile } from '../sources/capture-files.js';
 import { captureClip } from '../sources/stream-capture.js';
 import { SourceFailure } from '../sources/source-failure.js';
@@ -162,65 +163,96 @@ export class CheckSchedule {
    * none. `until`: the hold of a scheduled capture, ended in the job's transaction.
    */
   private async captureAndQueue(camera: string, dueAt: number, trigger: Trigger, until: number | null): Promise<JobRecord> {
-    const { jobs, cameras, sources, dataDir, jobsDir, slotMinutes, logger } = this.o;
-    const source = await sources.get(camera);
+    const { jobs, sources, jobsDir, logger } = this.o;
     const id = randomUUID();
     const inputDir = path.join(jobsDir, id, 'input');
-    const videoPath = path.join(inputDir, 'video.mp4');
-    const picture = newCaptureFile(dataDir);
-    const capture = { dueAt, file: picture.file };
-    const streamCheck = { stream_check: { trigger, due_at: httpDate(dueAt) } };
-    let input: KamcheckInput;
-    let taskFields: Record<string, unknown> = { camera, ...streamCheck };
-    let record: (tx: Tx) => Promise<void>;
-    const failed = (code: string, message: string, pending: PendingCheck) => {
-      input = { captureFailure: { code, message } };
-      record = (tx) => cameras.insertPendingCheck(tx, pending);
-    };
+    const capture = { id, camera, dueAt, trigger, picture: newCaptureFile(this.o.dataDir) };
     const attemptAt = Date.now();
+    let check: QueuedCheck;
     try {
-      if (!source) throw new SourceFailure('stream_error', `camera "${camera}" has no stream source any more`);
-      await fs.mkdir(inputDir, { recursive: true });
-      const { startedAt } = await captureClip({ url: source.url, file: videoPath, maxFrames: MAX_TAMPER_FRAMES, timeoutMs: this.o.sourceTimeoutMs });
-      const clip = await probeMedia(videoPath).catch((err) => {
-        if (err instanceof MediaProbeError) throw new SourceFailure('stream_error', `the clip cut from the stream cannot be read: ${err.message}`);
-        throw err;
-      });
-      try {
-        const check = await setUpCameraCheck(
-          { cameras, dataDir, slotMinutes },
-          { jobId: id, camera, capturedAt: startedAt, clip, uploaded: null, whenNone: 'learn', capture },
-        );
-        input = { videoPath, videoName: 'stream capture', picturePath: picture.absolute, ...check.reference };
-        taskFields = { ...check.taskFields, ...streamCheck };
-        record = check.record;
-      } catch (err) {
-        if (!(err instanceof CheckRefused)) throw err;
-        taskFields.captured_at = httpDate(startedAt);
-        failed(err.code, err.message, { jobId: id, camera, capturedAt: startedAt, width: clip.width, height: clip.height, refresh: null, capture });
-      }
+      check = await this.captureCheck(capture, inputDir);
     } catch (err) {
       if (!(err instanceof SourceFailure)) {
         await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
         throw err;
       }
-      failed(err.code, err.message, { jobId: id, camera, capturedAt: attemptAt, width: 0, height: 0, refresh: null, capture });
+      check = this.failedCheck(capture, attemptAt, { width: 0, height: 0 }, err);
     }
     try {
       const job = await jobs.insert(
-        { id, analytic: 'kamcheck', input: { ...input!, taskFields } as unknown as Record<string, unknown> },
+        { id, analytic: 'kamcheck', input: { ...check.input, taskFields: check.taskFields } as unknown as Record<string, unknown> },
         {
           alongside: async (tx: Tx) => {
             if (until !== null && !(await sources.endCapture(tx, camera, dueAt, until, id))) throw new HoldLost();
-            await record(tx);
+            await check.record(tx);
           },
         },
       );
-      logger.debug({ job_id: id, camera, trigger, failed: 'captureFailure' in input! }, 'camera check queued');
+      logger.debug({ job_id: id, camera, trigger, failed: 'captureFailure' in check.input }, 'camera check queued');
       return job;
     } catch (err) {
       await fs.rm(path.dirname(inputDir), { recursive: true, force: true });
       throw err;
     }
   }
+
+  /** Cuts the clip from the camera's stream into `inputDir` and sets its check up; throws SourceFailure when the stream gives none. */
+  private async captureCheck(c: Capture, inputDir: string): Promise<QueuedCheck> {
+    const { cameras, sources, dataDir, slotMinutes, sourceTimeoutMs } = this.o;
+    const source = await sources.get(c.camera);
+    if (!source) throw new SourceFailure('stream_error', `camera "${c.camera}" has no stream source any more`);
+    await fs.mkdir(inputDir, { recursive: true });
+    const videoPath = path.join(inputDir, 'video.mp4');
+    const { startedAt } = await captureClip({ url: source.url, file: videoPath, maxFrames: MAX_TAMPER_FRAMES, timeoutMs: sourceTimeoutMs });
+    const clip = await probeMedia(videoPath).catch((err) => {
+      if (err instanceof MediaProbeError) throw new SourceFailure('stream_error', `the clip cut from the stream cannot be read: ${err.message}`);
+      throw err;
+    });
+    try {
+      const check = await setUpCameraCheck(
+        { cameras, dataDir, slotMinutes },
+        { jobId: c.id, camera: c.camera, capturedAt: startedAt, clip, uploaded: null, whenNone: 'learn', capture: { dueAt: c.dueAt, file: c.picture.file } },
+      );
+      return {
+        input: { videoPath, videoName: 'stream capture', picturePath: c.picture.absolute, ...check.reference },
+        taskFields: { ...check.taskFields, ...streamCheckFields(c) },
+        record: check.record,
+      };
+    } catch (err) {
+      if (!(err instanceof CheckRefused)) throw err;
+      return this.failedCheck(c, startedAt, clip, err);
+    }
+  }
+
+  /** A check that fails with its reason when it runs, so that the attempt reaches the camera's record. */
+  private failedCheck(c: Capture, capturedAt: number, size: { width: number; height: number }, err: { code: string; message: string }): QueuedCheck {
+    const pending: PendingCheck = { jobId: c.id, camera: c.camera, capturedAt, ...size, refresh: null, capture: { dueAt: c.dueAt, file: c.picture.file } };
+    return {
+      input: { captureFailure: { code: err.code, message: err.message } },
+      taskFields: { camera: c.camera, ...streamCheckFields(c), ...(size.width > 0 ? { captured_at: httpDate(capturedAt) } : {}) },
+      record: (tx) => this.o.cameras.insertPendingCheck(tx, pending),
+    };
+  }
+}
+
+/** A check of a camera's stream on its way to the queue. */
+interface Capture {
+  /** The check's job id. */
+  id: string;
+  camera: string;
+  dueAt: number;
+  trigger: Trigger;
+  /** Where the worker writes the capture's picture. */
+  picture: DataFile;
+}
+
+/** What a stream check's job is queued with, and what its transaction writes beside it. */
+interface QueuedCheck {
+  input: KamcheckInput;
+  taskFields: Record<string, unknown>;
+  record(tx: Tx): Promise<void>;
+}
+
+function streamCheckFields(c: Capture): Record<string, unknown> {
+  return { stream_check: { trigger: c.trigger, due_at: httpDate(c.dueAt) } };
 }
