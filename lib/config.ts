@@ -32,8 +32,9 @@ export interface Config {
   /** Analytics worker processes; 0 makes a node that answers the API and runs no jobs. @defaultValue number of CPU cores (`WORKERS`) */
   workers: number;
   /**
-   * The PostgreSQL job store shared by several nodes (`postgres://user:pass@host:port/db`); null
-   * keeps jobs in SQLite under DATA_DIR, one box alone. (`DATABASE_URL`)
+   * The PostgreSQL database shared by several nodes (`postgres://user:pass@host:port/db`), on a
+   * server of the site's own; null keeps everything in SQLite under DATA_DIR, one box alone.
+   * (`DATABASE_URL`)
    */
   databaseUrl: string | null;
   /** This node's name in /healthz, /metrics and the job leases it holds; null means "host name:port". (`NODE_ID`) */
