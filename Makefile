@@ -56,23 +56,26 @@ STREAM_FIXTURES := test/fixtures/generated/streams
 
 all: build
 
-# Installs the Debian packages of $(1) that are missing (apt-get as root, else through sudo).
+# Installs the Debian packages of $(1) that are missing (apt-get as root, else through sudo), with
+# the options $(2).
 define apt_install
 mkdir -p .make; \
 missing=$$(for p in $(1); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
 if [ -n "$$missing" ]; then \
   echo "Installing Debian packages: $$missing"; \
   if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $$missing; \
+  $$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q $(2) $$missing; \
 fi
 endef
 
+# Without what the packages merely recommend: libopencv-dev's recommends are the test footage's
+# opencv-data, OpenCV's Java bindings and Qt's desktop plugins, none of which the appliance uses.
 .make/apt-run.stamp: Makefile
-	@$(call apt_install,$(RUN_APT_PACKAGES))
+	@$(call apt_install,$(RUN_APT_PACKAGES),--no-install-recommends)
 	@touch $@
 
 .make/apt-test.stamp: Makefile | .make/apt-run.stamp
-	@$(call apt_install,$(TEST_APT_PACKAGES))
+	@$(call apt_install,$(TEST_APT_PACKAGES),)
 	@touch $@
 
 .node/.stamp-$(NODE_VERSION):
