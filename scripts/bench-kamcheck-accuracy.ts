@@ -1,7 +1,8 @@
 // Accuracy and speed of the tamper check on the generated bench fixtures.
 //
-//   node build/scripts/bench-kamcheck-accuracy.js [fixture dir] [--seed N] [--measures]
+//   node build/scripts/bench-kamcheck-accuracy.js [fixture dir] [--seed N] [--kinds a,b] [--measures]
 //
+// --kinds limits the set to those kinds (generated on their own when the set lacks them).
 // Generates the bench set first when its manifest is missing. Prints, per tamper kind, the
 // detection rate at probability >= 50; per benign kind the false-alarm rate; the ROC AUC of the
 // probability; and per resolution the analysis time (p50/p95), decode + analysis, and their ratio
@@ -70,9 +71,10 @@ export function rocAuc(positives: number[], negatives: number[]): number {
 export function summarise(outcomes: CaseOutcome[]): AccuracySummary {
   const rate = (os: CaseOutcome[]) => ({ rate: os.filter((o) => o.probability >= ALARM_PROBABILITY).length / Math.max(1, os.length), n: os.length });
   const detection: AccuracySummary['detection'] = {};
-  for (const k of TAMPER_KINDS) detection[k] = rate(outcomes.filter((o) => o.fixture.kind === k));
+  const present = (k: string) => outcomes.some((o) => o.fixture.kind === k);
+  for (const k of TAMPER_KINDS.filter(present)) detection[k] = rate(outcomes.filter((o) => o.fixture.kind === k));
   const falseAlarm: AccuracySummary['falseAlarm'] = {};
-  for (const k of BENIGN_KINDS) falseAlarm[k] = rate(outcomes.filter((o) => o.fixture.kind === k));
+  for (const k of BENIGN_KINDS.filter(present)) falseAlarm[k] = rate(outcomes.filter((o) => o.fixture.kind === k));
   const auc = rocAuc(
     outcomes.filter((o) => o.fixture.label === 'tamper').map((o) => o.probability),
     outcomes.filter((o) => o.fixture.label === 'benign').map((o) => o.probability),
@@ -138,12 +140,18 @@ async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const seedAt = args.indexOf('--seed');
   const seed = seedAt >= 0 ? Number(args.splice(seedAt, 2)[1]) : undefined;
+  const kindsAt = args.indexOf('--kinds');
+  const kinds = kindsAt >= 0 ? args.splice(kindsAt, 2)[1].split(',') : undefined;
+  const unknown = kinds?.filter((k) => !(TAMPER_KINDS as readonly string[]).includes(k) && !(BENIGN_KINDS as readonly string[]).includes(k));
+  if (unknown?.length) throw new Error(`unknown kinds: ${unknown.join(', ')}`);
   const dir = args.find((a) => !a.startsWith('-')) ?? DEFAULT_BENCH_FIXTURE_DIR;
   let manifest = readManifest(dir);
-  if (!manifest || (seed !== undefined && manifest.seed !== seed)) {
-    console.log(`generating the bench set in ${dir}`);
-    manifest = await generateFixtureSet('bench', dir, (l) => console.log(l), seed);
+  const has = (k: string) => manifest!.cases.some((c) => c.kind === k);
+  if (!manifest || (seed !== undefined && manifest.seed !== seed) || !(kinds ?? [...TAMPER_KINDS, ...BENIGN_KINDS]).every(has)) {
+    console.log(`generating the bench set in ${dir}` + (kinds ? ` (${kinds.join(', ')})` : ''));
+    manifest = await generateFixtureSet('bench', dir, (l) => console.log(l), seed, kinds);
   }
+  if (kinds) manifest = { ...manifest, cases: manifest.cases.filter((c) => kinds.includes(c.kind)) };
   console.log(`\nTamper check accuracy on ${manifest.cases.length} generated cases, seed ${manifest.seed}` +
     (manifest.seed === SET_SEEDS.bench ? ' (the set the thresholds were calibrated on)' : ' (held out: not used for calibration)'));
   let done = 0;

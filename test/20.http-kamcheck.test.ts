@@ -54,6 +54,7 @@ describeBackends('HTTP /kamcheck', function (backend) {
     expect(task.message).to.equal(`Tampering probability ${task.probability}%`);
     expect(Object.keys(task.causes).sort()).to.deep.equal([...CAUSES].sort());
     for (const c of CAUSES) expect(task.causes[c]).to.be.within(0, 100);
+    expect(task.not_judged).to.deep.equal([]);
     // The same people-only scene at another time: not tampered.
     expect(task.probability).to.be.below(50);
 

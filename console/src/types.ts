@@ -88,6 +88,7 @@ export interface TaskBase {
 export interface KamcheckTask extends TaskBase {
   probability?: number;
   causes?: Causes;
+  not_judged?: (keyof Causes)[];
   camera?: string;
   captured_at?: string;
   reference?: { slot: string; captured_at: string; source_job: string | null };

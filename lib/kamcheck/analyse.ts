@@ -3,7 +3,8 @@
 import cv from '../video/opencv.js';
 import { measureTamper, measureWorking } from './measure.js';
 import type { WorkingPicture, WorkingSize } from './cells.js';
-import { combine, scoreCauses, TamperCauses } from './scorer.js';
+import { combine, notJudged, scoreCauses, TamperCause, TamperCauses } from './scorer.js';
+import type { TamperMeasurements } from './measure.js';
 
 export type { TamperCauses } from './scorer.js';
 
@@ -11,6 +12,13 @@ export interface TamperResult {
   /** 0..100 integer. */
   probability: number;
   causes: TamperCauses;
+  /** Causes the clip gave too little signal to judge (scored 0): the task's `not_judged`. */
+  notJudged: TamperCause[];
+}
+
+function result(m: TamperMeasurements): TamperResult {
+  const causes = scoreCauses(m);
+  return { probability: combine(causes), causes, notJudged: notJudged(m) };
 }
 
 /**
@@ -18,12 +26,10 @@ export interface TamperResult {
  * @param reference BGR picture of the camera's normal view
  */
 export function analyseTamper(frames: cv.Mat[], reference: cv.Mat): TamperResult {
-  const causes = scoreCauses(measureTamper(frames, reference));
-  return { probability: combine(causes), causes };
+  return result(measureTamper(frames, reference));
 }
 
 /** analyseTamper from pictures already at the working size (see measureWorking). */
 export function analyseWorking(reference: WorkingPicture, frames: WorkingPicture[], size: WorkingSize): TamperResult {
-  const causes = scoreCauses(measureWorking(reference, frames, size));
-  return { probability: combine(causes), causes };
+  return result(measureWorking(reference, frames, size));
 }

@@ -17,28 +17,65 @@ export interface BlurMeasurement {
   /** Clip sharpness / reference sharpness over the usable cells: 1 unchanged, < 1 softer. */
   sharpnessRatio: number;
   cells: number;
+  /** -log2 of the sharpness ratio at half the working size; measured only when the clip's noise is that of high gain (else 0). */
+  halfScaleLost: number;
+  /**
+   * Median over frames of the median usable cell's contrast in the clip, less its noise (grey-level
+   * std at the working size): below BLUR_MIN_SIGNAL the picture is too dark or too flat for its
+   * focus to be judged.
+   */
+  signal: number;
 }
+
+/** Contrast (grey-level std at the working size, noise removed) that the median usable cell needs for the focus to be judged. */
+export const BLUR_MIN_SIGNAL = 2;
 
 function cellEnergyAndVariance(m: cv.Mat): { energy: Float32Array; variance: Float32Array } {
   const lap = m.laplacian(cv.CV_32F, 1);
   return { energy: cellMeans(lap.hMul(lap)), variance: cellMoments(m).variance };
 }
 
-function sharpness(m: { energy: Float32Array; variance: Float32Array }, usable: boolean[]): number {
+/** Laplacian (3x3, ksize 1) energy of white noise of variance 1: the sum of the squared kernel weights. */
+const LAPLACIAN_NOISE_GAIN = 20;
+
+/**
+ * Energy over variance of the usable cells, less what sensor noise of sigma `noise` adds to each:
+ * the noise of high gain at night is fine detail to the Laplacian and would make a defocused view
+ * look sharp.
+ */
+function sharpness(m: { energy: Float32Array; variance: Float32Array }, usable: boolean[], noise: number): number {
+  const n2 = noise * noise;
+  const floor = LAPLACIAN_NOISE_GAIN * n2;
   let e = 0;
   let v = 0;
   for (let i = 0; i < CELL_COUNT; i++) {
     if (!usable[i]) continue;
-    e += m.energy[i];
-    v += m.variance[i] + VARIANCE_FLOOR;
+    e += Math.max(0, m.energy[i] - floor);
+    v += Math.max(0, m.variance[i] - n2) + VARIANCE_FLOOR;
   }
   return v > 0 ? e / v : 0;
 }
 
-export function measureBlur(reference: cv.Mat, frames: cv.Mat[], usable: boolean[]): BlurMeasurement {
+/**
+ * @param noise sensor noise sigma at the working size (noise.ts) of the reference and of each frame
+ */
+export function measureBlur(reference: cv.Mat, frames: cv.Mat[], usable: boolean[], noise?: { reference: number; frames: number[] }): BlurMeasurement {
   const cells = usable.filter(Boolean).length;
-  if (cells === 0) return { sharpnessRatio: 1, cells };
-  const ref = sharpness(cellEnergyAndVariance(reference), usable);
-  const ratios = frames.map((f) => sharpness(cellEnergyAndVariance(f), usable) / Math.max(ref, 1e-6));
-  return { sharpnessRatio: median(ratios), cells };
+  if (cells === 0) return { sharpnessRatio: 1, cells, halfScaleLost: 0, signal: 0 };
+  const ref = sharpness(cellEnergyAndVariance(reference), usable, noise?.reference ?? 0);
+  const signals: number[] = [];
+  const ratios = frames.map((f, k) => {
+    const m = cellEnergyAndVariance(f);
+    const n2 = (noise?.frames[k] ?? 0) ** 2;
+    signals.push(median(usableValues(m.variance, usable).map((v) => Math.sqrt(Math.max(0, v - n2)))));
+    return sharpness(m, usable, noise?.frames[k] ?? 0) / Math.max(ref, 1e-6);
+  });
+  return { sharpnessRatio: median(ratios), cells, halfScaleLost: 0, signal: median(signals) };
 }
+
+function usableValues(values: Float32Array, usable: boolean[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < CELL_COUNT; i++) if (usable[i]) out.push(values[i]);
+  return out;
+}
+

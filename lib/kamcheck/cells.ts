@@ -2,6 +2,7 @@
 // resolution, and compared with the reference cell by cell on a fixed grid, so that a measurement
 // means the same at 320x240 and at 1920x1080 and a few walking people touch only a few cells.
 import cv from '../video/opencv.js';
+import { fineNoiseSigma } from './fine-noise.js';
 
 /** 320 px: detail finer than 1/320 of the view is below what any cause needs, and it keeps a 25-frame clip cheap. */
 export const WORKING_WIDTH = 320;
@@ -28,17 +29,20 @@ export function workingSize(cols: number, rows: number): WorkingSize {
 export interface WorkingPicture {
   bgr: cv.Mat;
   gray: cv.Mat;
+  /** Sensor noise sigma at the picture's own size (fine-noise.ts), read before the reduction averages it away; on NOISE_FRAMES of a clip's frames. */
+  fineNoise?: number;
 }
 
 /** BGR picture -> 8-bit colour and grey at the working size (area-averaged, which also averages sensor noise). */
-export function toWorking(bgr: cv.Mat, size: WorkingSize): WorkingPicture {
+export function toWorking(bgr: cv.Mat, size: WorkingSize, readNoise = true): WorkingPicture {
+  const fineNoise = readNoise ? fineNoiseSigma(bgr) : undefined;
   let small = bgr;
   // a bilinear halving to twice the working size first: 1.1 ms instead of 1.8-4 ms for one area
   // resize of a 1280x720 BGR frame (single-threaded OpenCV), with the same averaging of noise
   if (small.cols > 2 * size.width) small = small.resize(2 * size.height, 2 * size.width, 0, 0, cv.INTER_LINEAR);
   if (small.cols !== size.width || small.rows !== size.height) small = small.resize(size.height, size.width, 0, 0, cv.INTER_AREA);
-  if (small.channels === 1) return { bgr: small.cvtColor(cv.COLOR_GRAY2BGR), gray: small };
-  return { bgr: small, gray: small.bgrToGray() };
+  if (small.channels === 1) return { bgr: small.cvtColor(cv.COLOR_GRAY2BGR), gray: small, fineNoise };
+  return { bgr: small, gray: small.bgrToGray(), fineNoise };
 }
 
 /**
@@ -54,6 +58,14 @@ export function cellChromaticity(bgr: cv.Mat): Float32Array {
     for (let c = 0; c < 3; c++) out[3 * i + c] = (cells[3 * i + c] + 4) / sum;
   }
   return out;
+}
+
+/** Frames of the spread ones whose fine noise is read (1-5 ms each at 1080p): a median of 3 ignores a passer-by. */
+export const NOISE_FRAMES = 3;
+
+/** Whether the k-th of `count` spread frames is one of the NOISE_FRAMES. */
+export function readsNoise(k: number, count: number): boolean {
+  return spread([...Array(count).keys()], NOISE_FRAMES).includes(k);
 }
 
 /** 9 frames, evenly spread, carry the per-cell statistics: the median over 9 already ignores passers-by. */

@@ -7,7 +7,7 @@
 import cv from '../video/opencv.js';
 import { DecodeError } from '../video/errors.js';
 import { openVideo } from '../video/decode.js';
-import { spread, toWorking, type WorkingPicture, type WorkingSize } from './cells.js';
+import { readsNoise, spread, toWorking, type WorkingPicture, type WorkingSize } from './cells.js';
 
 export interface WorkingClip {
   /** Frames decoded (at most maxFrames + 1: one more tells that the clip is too long). */
@@ -75,7 +75,7 @@ function readPass(cap: cv.VideoCapture, options: ClipReadOptions, assumedCount: 
       }
       let kept = false;
       if (picks.has(clip.frameCount)) {
-        const working = toWorking(frame, size!);
+        const working = toWorking(frame, size!, readsNoise(clip.working.length, picks.size));
         clip.working.push(working);
         clip.frameNumbers.push(clip.frameCount);
         // a frame already at the working size is its own working picture

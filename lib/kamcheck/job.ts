@@ -7,7 +7,7 @@ import type { CheckReport } from '../cameras/check-outcome.js';
 
 export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progress) => {
   if (input.captureFailure) throw new AnalyticError(input.captureFailure.code, input.captureFailure.message);
-  const { probability, causes, renewedReference, learnedReference } = await runKamcheck(
+  const { probability, causes, notJudged, renewedReference, learnedReference } = await runKamcheck(
     { videoPath: input.videoPath, imagePath: input.imagePath, refreshPath: input.refreshPath, learnPath: input.learnPath, picturePath: input.picturePath },
     progress,
   );
@@ -15,7 +15,7 @@ export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progr
   const report: CheckReport = { ...(renewedReference ? { renewedReference } : {}), ...(learnedReference ? { learnedReference } : {}) };
   return {
     message: `Tampering probability ${probability}%`,
-    result: { probability, causes },
+    result: { probability, causes, not_judged: notJudged },
     report: Object.keys(report).length > 0 ? (report as Record<string, unknown>) : undefined,
   };
 };

@@ -3,10 +3,12 @@
 // them in the masked cause), and blur is measured only on cells that are not covered, so one cause
 // does not leak into another.
 import cv from '../video/opencv.js';
-import { spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
+import { readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
+import { noiseSigma } from './noise.js';
+import { measureNight, NightMeasurement } from './night.js';
 import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
 import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
@@ -20,6 +22,7 @@ export interface TamperMeasurements {
   freeze: FreezeMeasurement;
   black: BlackMeasurement;
   veil: VeilMeasurement;
+  night: NightMeasurement;
 }
 
 export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasurements {
@@ -28,7 +31,8 @@ export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasur
   // up to 9 frames spread over the clip carry every measurement (converting all 25 frames of a 720p
   // clip to the working size alone takes 40 ms); the freeze check compares these spread frames,
   // which only makes live motion more visible than between neighbouring frames
-  return measureWorking(toWorking(reference, size), spread(frames).map((f) => toWorking(f, size)), size);
+  const picked = spread(frames);
+  return measureWorking(toWorking(reference, size), picked.map((f, k) => toWorking(f, size, readsNoise(k, picked.length))), size);
 }
 
 /**
@@ -48,11 +52,21 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   const mask = measureMask(ref32, frames32, refColour, working.map((w) => w.bgr), inView);
   const veil = measureVeil(mask, inView);
   const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
-  const blur = measureBlur(ref32, frames32, visible);
-
   const frameLuma = frames8.map(lumaStats);
   const exposure = measureExposure(lumaStats(ref.gray), frameLuma);
+  const night = measureNight({ bgr: refColour, fineNoise: ref.fineNoise ?? 0 }, working, inView, exposure.stops);
+  // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
+  // energy is taken out of both pictures, and the sharpness is also compared at half the working
+  // size, where the noise is halved and a defocus still shows. By day nothing is taken out: a
+  // reference's own noise is detail the clip's compression removed, which the day's calibration includes.
+  const noise = night.gainNoise > 0 ? { reference: noiseSigma(ref32, inView), frames: frames32.map((f) => noiseSigma(f, inView)) } : undefined;
+  const blur = measureBlur(ref32, frames32, visible, noise);
+  if (noise) {
+    const half = measureBlur(ref32.pyrDown(), frames32.map((f) => f.pyrDown()), visible, { reference: noise.reference / 2, frames: noise.frames.map((n) => n / 2) });
+    blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
+  }
+
   const black = measureBlack(frameLuma);
   const freeze = measureFreeze(frames8);
-  return { shift, mask, blur, exposure, freeze, black, veil };
+  return { shift, mask, blur, exposure, freeze, black, veil, night };
 }

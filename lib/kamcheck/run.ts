@@ -1,7 +1,7 @@
 // Entry point of the tamper check inside a worker process: decode the uploads, check the limits
 // of the contract, analyse, and refresh the camera's reference when asked and nothing is wrong.
 import { AnalyticError } from '../errors.js';
-import { analyseWorking, TamperCauses } from './analyse.js';
+import { analyseWorking, type TamperResult } from './analyse.js';
 import { readWorkingClip } from './clip.js';
 import { workingSize } from './cells.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
@@ -26,7 +26,7 @@ const PICTURE_JPEG_QUALITY = 90;
 export async function runKamcheck(
   input: KamcheckRun,
   progress: (message: string) => void,
-): Promise<{ probability: number; causes: TamperCauses; renewedReference: boolean; learnedReference: boolean }> {
+): Promise<TamperResult & { renewedReference: boolean; learnedReference: boolean }> {
   progress('Decoding');
   let reference = input.imagePath !== undefined ? loadReference(input.imagePath) : null;
   if (!reference && input.learnPath === undefined) throw new Error('a tamper check needs a reference or a place to learn one');

@@ -2,6 +2,7 @@
 // Each score is a logistic curve centred on a threshold set between the benign and the tamper
 // distributions of that measurement on the generated bench fixtures (see the constants).
 import { TamperMeasurements } from './measure.js';
+import { BLUR_MIN_SIGNAL } from './blur.js';
 
 export interface TamperCauses {
   blur: number;
@@ -24,6 +25,11 @@ export interface Calibration {
 
 /** -log2 sharpness ratio: benign up to 2.73 (x264 CRF 49-50 at 320x240), defocus from 3.70 (sigma 0.006 x width). */
 export const BLUR_CALIBRATION: Calibration = { centre: 3.2, width: 0.4 };
+/**
+ * -log2 sharpness ratio at half the working size, read when the clip's noise is high gain's: benign
+ * night kinds up to 2.17 (headlights sweeping through), 1.46 without them; defocus at night from 1.77.
+ */
+export const HALF_SCALE_BLUR_CALIBRATION: Calibration = { centre: 2.0, width: 0.2 };
 /** Corner displacement / width: benign up to 0.005, moved from 0.051 (a 3 degree turn alone is ~0.03). */
 export const MOVED_CALIBRATION: Calibration = { centre: 0.018, width: 0.006 };
 /** Largest covered, veiled or softened region / cells in view: benign up to 0.073 (shadows), partial smears from 0.125, masks from 0.146 (30% of the view). */
@@ -44,7 +50,10 @@ export const VIEW_VEIL_CALIBRATION: Calibration = { centre: 0.53, width: 0.06 };
  * (median 0.34).
  */
 export const TINTED_VEIL_CALIBRATION: Calibration = { centre: 0.28, width: 0.04 };
-/** Exposure units (below): benign up to 0.56 (shadows, gamma 0.53), over/under-exposure from 0.82. */
+/**
+ * Exposure units (below): benign up to 0.64 (night low light, 1.25 stops darker than a day reference
+ * with no night sign left), over-exposure from 0.82, under-exposure from 0.85 (1.67 stops darker).
+ */
 export const EXPOSURE_CALIBRATION: Calibration = { centre: 0.69, width: 0.15 };
 /** Share of still frame pairs: 0 on every benign case (all have motion), 1 on every frozen one. */
 export const FROZEN_CALIBRATION: Calibration = { centre: 0.5, width: 0.08 };
@@ -53,6 +62,18 @@ export const BLACK_CALIBRATION: Calibration = { centre: 20, width: 6 };
 
 /** Stops of brightness change that count as one exposure unit: 1.3 stops (x2.5 or x0.4). */
 export const EXPOSURE_STOPS_UNIT = 1.3;
+/**
+ * Stops of darkening that count as one exposure unit: 1.96, so that the score is 50 at 1.35 stops
+ * darker (x0.39). A camera's own gain leaves a night clip 0.7-1.25 stops darker than a day
+ * reference (the night_low_light kind), tampering that darkens takes 1.7 stops and more.
+ */
+export const EXPOSURE_DARK_STOPS_UNIT = 1.96;
+/**
+ * Stops of darkening excused by full night evidence (night.ts): the noise of high gain or colour
+ * faded to grey. A third of the day's brightness at night (1.4-1.7 stops darker) then scores as
+ * 0.6-0.9 stops did; a clean, darker picture keeps its full score.
+ */
+export const NIGHT_DARK_ALLOWANCE_STOPS = 0.8;
 /** Share of newly saturated pixels that counts as one unit. */
 export const EXPOSURE_SATURATED_UNIT = 0.3;
 /** Share of newly crushed-black pixels that counts as one unit. */
@@ -65,18 +86,26 @@ export function logistic(value: number, c: Calibration): number {
 /** Cause measurements on a common "higher = more likely tampered" axis, before calibration. */
 export function causeMeasures(m: TamperMeasurements): TamperCauses {
   return {
-    blur: -Math.log2(Math.max(m.blur.sharpnessRatio, 1e-3)),
+    // with the noise of high gain, the sharpness at half the working size too, on the same axis
+    blur: Math.max(
+      -Math.log2(Math.max(m.blur.sharpnessRatio, 1e-3)),
+      onAxis(m.blur.halfScaleLost, HALF_SCALE_BLUR_CALIBRATION, BLUR_CALIBRATION),
+    ),
     moved: m.shift.displacement,
     // covered, veiled and softened cells together (veil.ts): a smear is one piece with what it
     // covers fully; or the view's overall contrast loss, plain or tinted, put on the same axis
     // (equal scores at equal values)
+    // at night the view's contrast is lost to the dark, to the noise and its compression, and its
+    // colours fade: the view-wide veil terms count less as the night evidence grows
     masked: Math.max(
       m.veil.obscuredFraction,
-      onMaskedAxis(m.veil.viewContrastLost, VIEW_VEIL_CALIBRATION),
-      onMaskedAxis(m.veil.tintedContrastLost, TINTED_VEIL_CALIBRATION),
+      onMaskedAxis(m.veil.viewContrastLost * (1 - m.night.evidence), VIEW_VEIL_CALIBRATION),
+      onMaskedAxis(m.veil.tintedContrastLost * (1 - m.night.evidence), TINTED_VEIL_CALIBRATION),
     ),
     exposure: Math.max(
-      Math.abs(m.exposure.stops) / EXPOSURE_STOPS_UNIT,
+      m.exposure.stops >= 0
+        ? m.exposure.stops / EXPOSURE_STOPS_UNIT
+        : Math.max(0, -m.exposure.stops - NIGHT_DARK_ALLOWANCE_STOPS * m.night.evidence) / EXPOSURE_DARK_STOPS_UNIT,
       m.exposure.newlySaturated / EXPOSURE_SATURATED_UNIT,
       m.exposure.newlyCrushed / EXPOSURE_CRUSHED_UNIT,
     ),
@@ -87,13 +116,30 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
 
 /** A measurement calibrated as `c`, moved onto the masked cause's axis so that it scores the same there. */
 function onMaskedAxis(value: number, c: Calibration): number {
-  return MASKED_CALIBRATION.centre + ((value - c.centre) * MASKED_CALIBRATION.width) / c.width;
+  return onAxis(value, c, MASKED_CALIBRATION);
+}
+
+/** A measurement calibrated as `c`, moved onto the axis calibrated as `axis`. */
+function onAxis(value: number, c: Calibration, axis: Calibration): number {
+  return axis.centre + ((value - c.centre) * axis.width) / c.width;
+}
+
+export type TamperCause = keyof TamperCauses;
+
+/**
+ * The causes that the clip gives too little signal to judge: focus in a picture too dark or too
+ * flat to show any (a black picture, a covered lens). Their score is 0, so the probability does
+ * not rest on them; the task lists them.
+ */
+export function notJudged(m: TamperMeasurements): TamperCause[] {
+  return m.blur.signal < BLUR_MIN_SIGNAL ? ['blur'] : [];
 }
 
 export function scoreCauses(m: TamperMeasurements): TamperCauses {
   const v = causeMeasures(m);
+  const unjudged = notJudged(m);
   return {
-    blur: Math.round(logistic(v.blur, BLUR_CALIBRATION)),
+    blur: unjudged.includes('blur') ? 0 : Math.round(logistic(v.blur, BLUR_CALIBRATION)),
     moved: Math.round(logistic(v.moved, MOVED_CALIBRATION)),
     masked: Math.round(logistic(v.masked, MASKED_CALIBRATION)),
     exposure: Math.round(logistic(v.exposure, EXPOSURE_CALIBRATION)),

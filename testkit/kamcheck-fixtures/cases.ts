@@ -12,6 +12,7 @@ import {
   rectOccluder, shadowMap, solid,
 } from './effects.js';
 import { filmEffect, foggedWindow, haze, smearedFull, smearedPartial, sprayMist } from './films.js';
+import { headlights, irSwitch, lampsOn, monochrome, NightLook, nightLook, nightPrecipitation } from './night.js';
 
 export const RESOLUTIONS: ReadonlyArray<[number, number]> = [[320, 240], [640, 480], [1280, 720], [1920, 1080]];
 export const SET_SEEDS = { test: 1, bench: 2 } as const;
@@ -35,7 +36,16 @@ export interface CasePlan {
 
 /** Kinds added after the first sets were made; planned last, so the cases of older kinds keep their random draws and ids. */
 const LATER_KINDS: CaseKind[] = ['smeared_partial', 'smeared_full', 'spray_mist', 'fogged_window', 'dusk', 'haze'];
-const ALL_KINDS: CaseKind[] = [...[...TAMPER_KINDS, ...BENIGN_KINDS].filter((k) => !LATER_KINDS.includes(k)), ...LATER_KINDS];
+/** The night and the slight kinds, planned after those. */
+export const NIGHT_KINDS: CaseKind[] = [
+  'slight_defocus', 'moved_slight', 'night_defocus', 'night_masked',
+  'night_low_light', 'night_dark', 'ir_switch', 'headlights', 'lamps_on', 'night_precipitation',
+];
+const ALL_KINDS: CaseKind[] = [
+  ...[...TAMPER_KINDS, ...BENIGN_KINDS].filter((k) => !LATER_KINDS.includes(k) && !NIGHT_KINDS.includes(k)),
+  ...LATER_KINDS,
+  ...NIGHT_KINDS,
+];
 
 /** `seed` overrides the set's own seed: another seed gives a held-out set of the same design. */
 export function planSet(set: 'test' | 'bench', seed: number = SET_SEEDS[set]): CasePlan[] {
@@ -121,6 +131,11 @@ export function renderCase(plan: CasePlan, vtest: Map<number, cv.Mat>, noise: No
   const refView = centredView(srcW, srcH, W, H);
   let clipView: View = refView;
   if (kind === 'moved') clipView = movedView(rng, refView, srcW, srcH, W, H, params);
+  if (kind === 'moved_slight') clipView = slightlyMovedView(rng, refView, srcW, srcH, W, H, params);
+
+  if ((NIGHT_KINDS as string[]).includes(kind) && kind !== 'slight_defocus' && kind !== 'moved_slight') {
+    return renderNightCase(plan, rng, refSource, clipSource, refView, noise, params);
+  }
 
   // at dusk the camera's gain is up, and its noise with it
   const sensorSigma = kind === 'noise' ? rng.uniform(6, 12) : kind === 'dusk' ? rng.uniform(3, 7) : rng.uniform(1, 2.5);
@@ -139,6 +154,85 @@ export function renderCase(plan: CasePlan, vtest: Map<number, cv.Mat>, noise: No
     frames.push(noise.addNoise(optical, sensorSigma, rng));
   }
   return { reference, frames, crf, params };
+}
+
+/**
+ * A clip at night. The benign kinds are checked against a daytime reference (the first night
+ * after installation, before a night reference is learned); the tampering at night against a day
+ * or a night reference, half and half. Optics (defocus, a mask) act before the night's light and
+ * gain, the sensor noise of that gain after them, and an infrared camera sends grey.
+ */
+function renderNightCase(
+  plan: CasePlan, rng: Prng, refSource: cv.Mat, clipSource: (t: number) => cv.Mat, view: View, noise: NoiseBank,
+  params: Record<string, number | string>,
+): RenderedCase {
+  const { width: W, height: H, kind } = plan;
+  const ir = kind === 'ir_switch' || ((kind === 'night_defocus' || kind === 'night_masked') && rng.next() < 0.25);
+  const look: NightLook = ir ? irSwitch(rng, W, H, params) : nightLook(rng, kind === 'night_low_light' ? 'low' : kind === 'night_dark' ? 'dark' : rng.pick(['low', 'dark'] as const), params);
+  if (ir) params.infrared = 1;
+  const crf = rng.int(18, 30);
+  const nightReference = (kind === 'night_defocus' || kind === 'night_masked') && rng.next() < 0.5;
+  params.reference = nightReference ? 'night' : 'day';
+  // infrared noise is grey: added per channel and then made grey, it would lose sqrt(3) of its sigma
+  const sensor = (f: cv.Mat) => (ir ? monochrome(noise.addNoise(f, look.noiseSigma * Math.sqrt(3), rng)) : noise.addNoise(f, look.noiseSigma, rng));
+  const refPicture = renderView(refSource, view, W, H);
+  // a night reference is learned from a compressed night clip: its noise is as compressed as the clip's
+  const reference = nightReference ? compressed(sensor(look.apply(refPicture)), rng.int(60, 85)) : noise.addNoise(refPicture, rng.uniform(1, 2.5), rng);
+
+  let optics: (f: cv.Mat) => cv.Mat = (f) => f;
+  let lights: (f: cv.Mat, t: number) => cv.Mat = (f) => f;
+  if (kind === 'night_defocus') {
+    const sigma = rng.uniform(0.004, 0.012) * W; // 2.6-7.7 px at 640 wide
+    params.sigma = round(sigma, 2);
+    optics = (f) => defocus(f, sigma);
+  } else if (kind === 'night_masked') {
+    const full = rng.next() < 0.3;
+    if (full) {
+      const cover = fullCover(W, H, rng, rng.next() < 0.5);
+      params.area = 1;
+      optics = () => cover;
+    } else {
+      const rect = randomMaskRect(rng, W, H, rng.uniform(0.3, 0.6));
+      params.area = round((rect.w * rect.h) / (W * H));
+      const occluder = rectOccluder(W, H, rect, rng, rng.next() < 0.5, rng.uniform(0, 0.01) * W);
+      optics = (f) => occlude(f, occluder);
+    }
+  } else if (kind === 'headlights') {
+    lights = headlights(rng, W, H, plan.frames, params);
+  } else if (kind === 'lamps_on') {
+    lights = lampsOn(rng, W, H, plan.frames, params);
+  } else if (kind === 'night_precipitation') {
+    const fall = nightPrecipitation(rng, W, H, params);
+    lights = (f) => fall(f);
+  }
+  const frames: cv.Mat[] = [];
+  for (let t = 0; t < plan.frames; t++) {
+    frames.push(sensor(lights(look.apply(optics(renderView(clipSource(t), view, W, H))), t)));
+  }
+  return { reference, frames, crf, params };
+}
+
+/** A picture through JPEG at `quality`: compression's loss of noise and fine detail, without an encoder process. */
+function compressed(picture: cv.Mat, quality: number): cv.Mat {
+  return cv.imdecode(cv.imencode('.jpg', picture, [cv.IMWRITE_JPEG_QUALITY, quality]));
+}
+
+/** A small turn of the camera: 1.5-3 degrees, or a shift of 2.5-4.5% of the view's width. */
+function slightlyMovedView(rng: Prng, ref: View, srcW: number, srcH: number, W: number, H: number, params: Record<string, number | string>): View {
+  const rotate = rng.next() < 0.5;
+  const angle = rotate ? rng.uniform(1.5, 3) * rng.sign() : 0;
+  let shift = rotate ? 0 : rng.uniform(0.025, 0.045);
+  const dir = rng.uniform(0, 2 * Math.PI);
+  let view: View = ref;
+  for (let attempt = 0; attempt < 30; attempt++) {
+    view = { ...ref, cx: ref.cx + shift * ref.cropW * Math.cos(dir), cy: ref.cy + shift * ref.cropW * Math.sin(dir), angleDeg: angle };
+    if (viewFits(view, srcW, srcH, W, H)) break;
+    shift *= 0.92;
+  }
+  params.variant = rotate ? 'rotate' : 'translate';
+  params.shiftFraction = round(shift);
+  params.angleDeg = round(angle, 2);
+  return view;
 }
 
 function movedView(rng: Prng, ref: View, srcW: number, srcH: number, W: number, H: number, params: Record<string, number | string>): View {
@@ -162,6 +256,11 @@ function movedView(rng: Prng, ref: View, srcW: number, srcH: number, W: number, 
 /** The per-frame transform of the kind, with its random parameters drawn once per clip. */
 function clipEffect(kind: CaseKind, rng: Prng, W: number, H: number, params: Record<string, number | string>): (f: cv.Mat) => cv.Mat {
   switch (kind) {
+    case 'slight_defocus': {
+      const sigma = rng.uniform(2, 3.2) * (W / 640); // a small turn of the focus ring: 2-3.2 px at 640 wide
+      params.sigma = round(sigma, 2);
+      return (f) => defocus(f, sigma);
+    }
     case 'blur': {
       const sigma = rng.uniform(0.006, 0.012) * W; // 1.9-3.8 px at 320 wide, 11-23 px at 1920
       params.sigma = round(sigma, 2);

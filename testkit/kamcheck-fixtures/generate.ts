@@ -16,9 +16,11 @@ export async function generateFixtureSet(
   dir: string,
   log: (line: string) => void = () => undefined,
   seed: number = SET_SEEDS[set],
+  /** Only the cases of these kinds (ids and draws stay those of the whole set). */
+  kinds?: readonly string[],
 ): Promise<FixtureManifest> {
   const started = Date.now();
-  const plans = planSet(set, seed);
+  const plans = planSet(set, seed).filter((p) => !kinds || kinds.includes(p.kind));
   const vtest = loadVtestFrames(vtestFramesNeeded(plans));
   const noise = new NoiseBank(new Prng(seed * 7919));
   fs.rmSync(dir, { recursive: true, force: true });

@@ -15,6 +15,10 @@ export const TAMPER_KINDS = [
   'smeared_full',
   'spray_mist',
   'fogged_window',
+  'slight_defocus',
+  'moved_slight',
+  'night_defocus',
+  'night_masked',
 ] as const;
 
 export const BENIGN_KINDS = [
@@ -29,6 +33,12 @@ export const BENIGN_KINDS = [
   'none',
   'dusk',
   'haze',
+  'night_low_light',
+  'night_dark',
+  'ir_switch',
+  'headlights',
+  'lamps_on',
+  'night_precipitation',
 ] as const;
 
 export type TamperKind = (typeof TAMPER_KINDS)[number];

@@ -16,7 +16,7 @@ export function topCause(causes: Causes | undefined): string | null {
   return name && value > 0 ? `${CAUSE_LABELS[name]} ${Math.round(value)}%` : null;
 }
 
-export function CauseBars({ causes, compact = false }: { causes: Causes; compact?: boolean }) {
+export function CauseBars({ causes, notJudged = [], compact = false }: { causes: Causes; notJudged?: (keyof Causes)[]; compact?: boolean }) {
   const entries = (Object.entries(causes) as [keyof Causes, number][]).sort((a, b) => b[1] - a[1]);
   return (
     <dl class={compact ? 'causes causes-compact' : 'causes'}>
@@ -27,7 +27,7 @@ export function CauseBars({ causes, compact = false }: { causes: Causes; compact
             <span class="bar" aria-hidden="true">
               <span class={value >= 50 ? 'fill high' : 'fill'} style={{ width: `${Math.max(0, Math.min(100, value))}%` }} />
             </span>
-            <span class="value">{Math.round(value)}%</span>
+            <span class="value">{notJudged.includes(name) ? <span title="Too little signal in the clip to judge this cause">not judged</span> : `${Math.round(value)}%`}</span>
           </dd>
         </div>
       ))}

@@ -46,7 +46,7 @@ export function KamcheckResult({ task: t }: { task: KamcheckTask }) {
       {t.causes && (
         <>
           <h2>Causes</h2>
-          <CauseBars causes={t.causes} />
+          <CauseBars causes={t.causes} notJudged={t.not_judged} />
         </>
       )}
       <dl class="facts">

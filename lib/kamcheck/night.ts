@@ -1,0 +1,85 @@
+// What a camera shows at night, as evidence that a darker picture is the night and not tampering:
+// the noise of high gain (read at the picture's own size, since the working size averages it
+// away), and colour fading to grey (cameras turn saturation down at high gain, and the switch to
+// infrared makes the picture monochrome). Brightness alone is no evidence: a closed iris or a
+// sprayed lens darken a picture as the dusk does.
+import cv from '../video/opencv.js';
+import { median } from '../stats.js';
+import { CELL_COUNT, GRID_COLS, GRID_ROWS } from './cells.js';
+
+/**
+ * Fine noise sigma (grey levels at full size) from which the noise is that of high gain: none at
+ * 1 and below, full at 2. Day clips of the bench keep 0.1-0.7 after compression (0.8-3.4 in the
+ * noisy kind), under-exposed ones 0.5 at most; x264 at CRF 26-30 can take all of a night's noise.
+ */
+export const GAIN_NOISE_FROM = 1;
+export const GAIN_NOISE_FULL = 2;
+/**
+ * Colour kept (clip over reference) below which the fade is evidence: none at 0.75, full at 0.4.
+ * Compression alone fades the colours of a dark picture (under-exposed clips at 320x240 kept
+ * 0.55-0.63), so such a fade counts for a third at most.
+ */
+export const FADED_COLOUR_FROM = 0.75;
+export const FADED_COLOUR_FULL = 0.4;
+/**
+ * Colour kept below which the picture is monochrome, as after the switch to infrared: a fade that
+ * counts however bright the picture. A paler picture that is not darker is no night (a grey or
+ * coloured paint mist takes colour too, at the same brightness), so short of monochrome a fade
+ * counts as the picture is darker: not at 0.3 stops darker, in full from 0.7 (night low light is
+ * 0.7 stops and more darker than a day reference; a spray mist 0-0.25).
+ */
+export const MONOCHROME_KEPT = 0.15;
+export const FADE_DARKER_FROM_STOPS = 0.3;
+export const FADE_DARKER_FULL_STOPS = 0.7;
+/** A cell's saturation in the reference from which its colour can be seen to fade. */
+const COLOURED_CELL = 0.06;
+
+export interface NightMeasurement {
+  /** Fine noise sigma of the clip (median of its frames) and of the reference, grey levels at full size. */
+  clipNoise: number;
+  referenceNoise: number;
+  /** Median over the reference's coloured cells of the clip's saturation over the reference's; 1 when nothing is coloured. */
+  colourKept: number;
+  /** 0..1: how surely the clip's noise is that of high gain. */
+  gainNoise: number;
+  /** 0..1: how surely the clip shows a camera at night rather than a picture made darker. */
+  evidence: number;
+}
+
+/** Per cell, (max - min) / (sum + 6) of its mean B, G, R: saturation that a change of gain keeps. */
+export function cellSaturation(bgr: cv.Mat): Float32Array {
+  const cells = bgr.resize(GRID_ROWS, GRID_COLS, 0, 0, cv.INTER_AREA).getData();
+  const out = new Float32Array(CELL_COUNT);
+  for (let i = 0; i < CELL_COUNT; i++) {
+    const b = cells[3 * i];
+    const g = cells[3 * i + 1];
+    const r = cells[3 * i + 2];
+    out[i] = (Math.max(b, g, r) - Math.min(b, g, r)) / (b + g + r + 6);
+  }
+  return out;
+}
+
+const ramp = (v: number, from: number, full: number) => Math.max(0, Math.min(1, (v - from) / (full - from)));
+
+export function measureNight(
+  reference: { bgr: cv.Mat; fineNoise: number },
+  frames: { bgr: cv.Mat; fineNoise?: number }[],
+  inView: boolean[],
+  /** Brightness change against the reference in stops (exposure.ts); negative darker. */
+  stops: number,
+): NightMeasurement {
+  const refSat = cellSaturation(reference.bgr);
+  const kept = frames.map((f) => {
+    const sat = cellSaturation(f.bgr);
+    const ratios: number[] = [];
+    for (let i = 0; i < CELL_COUNT; i++) if (inView[i] && refSat[i] >= COLOURED_CELL) ratios.push(sat[i] / refSat[i]);
+    return ratios.length > 0 ? median(ratios) : 1;
+  });
+  const colourKept = median(kept);
+  const noises = frames.flatMap((f) => (f.fineNoise === undefined ? [] : [f.fineNoise]));
+  const clipNoise = noises.length > 0 ? median(noises) : 0;
+  const gainNoise = ramp(clipNoise, GAIN_NOISE_FROM, GAIN_NOISE_FULL);
+  const darker = colourKept < MONOCHROME_KEPT ? 1 : ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
+  const evidence = Math.max(gainNoise, ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL) * darker);
+  return { clipNoise, referenceNoise: reference.fineNoise, colourKept, gainNoise, evidence };
+}
