@@ -32,7 +32,7 @@ export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasur
   // clip to the working size alone takes 40 ms); the freeze check compares these spread frames,
   // which only makes live motion more visible than between neighbouring frames
   const picked = spread(frames);
-  return measureWorking(toWorking(reference, size), picked.map((f, k) => toWorking(f, size, readsNoise(k, picked.length))), size);
+  return measureWorking(toWorking(reference, size, false), picked.map((f, k) => toWorking(f, size, readsNoise(k, picked.length))), size);
 }
 
 /**
@@ -54,7 +54,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
   const frameLuma = frames8.map(lumaStats);
   const exposure = measureExposure(lumaStats(ref.gray), frameLuma);
-  const night = measureNight({ bgr: refColour, fineNoise: ref.fineNoise ?? 0 }, working, inView, exposure.stops);
+  const night = measureNight(refColour, working, inView, exposure.stops);
   // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
   // energy is taken out of both pictures, and the sharpness is also compared at half the working
   // size, where the noise is halved and a defocus still shows. By day nothing is taken out: a

@@ -35,10 +35,9 @@ export const FADE_DARKER_FULL_STOPS = 0.7;
 const COLOURED_CELL = 0.06;
 
 export interface NightMeasurement {
-  /** Fine noise sigma of the clip (median of its frames) and of the reference, grey levels at full size. */
+  /** Fine noise sigma of the clip (median of the frames it was read on), grey levels at full size. */
   clipNoise: number;
-  referenceNoise: number;
-  /** Median over the reference's coloured cells of the clip's saturation over the reference's; 1 when nothing is coloured. */
+  /** Median over the reference's coloured cells of the clip's saturation over the reference's (median of the frames whose noise was read); 1 when nothing is coloured. */
   colourKept: number;
   /** 0..1: how surely the clip's noise is that of high gain. */
   gainNoise: number;
@@ -62,13 +61,15 @@ export function cellSaturation(bgr: cv.Mat): Float32Array {
 const ramp = (v: number, from: number, full: number) => Math.max(0, Math.min(1, (v - from) / (full - from)));
 
 export function measureNight(
-  reference: { bgr: cv.Mat; fineNoise: number },
-  frames: { bgr: cv.Mat; fineNoise?: number }[],
+  referenceColour: cv.Mat,
+  allFrames: { bgr: cv.Mat; fineNoise?: number }[],
   inView: boolean[],
   /** Brightness change against the reference in stops (exposure.ts); negative darker. */
   stops: number,
 ): NightMeasurement {
-  const refSat = cellSaturation(reference.bgr);
+  // the frames whose noise was read (cells.ts NOISE_FRAMES) carry the colour too: 3 are enough
+  const frames = allFrames.some((f) => f.fineNoise !== undefined) ? allFrames.filter((f) => f.fineNoise !== undefined) : allFrames;
+  const refSat = cellSaturation(referenceColour);
   const kept = frames.map((f) => {
     const sat = cellSaturation(f.bgr);
     const ratios: number[] = [];
@@ -81,5 +82,5 @@ export function measureNight(
   const gainNoise = ramp(clipNoise, GAIN_NOISE_FROM, GAIN_NOISE_FULL);
   const darker = colourKept < MONOCHROME_KEPT ? 1 : ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
   const evidence = Math.max(gainNoise, ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL) * darker);
-  return { clipNoise, referenceNoise: reference.fineNoise, colourKept, gainNoise, evidence };
+  return { clipNoise, colourKept, gainNoise, evidence };
 }

@@ -62,7 +62,8 @@ function toReference(image: cv.Mat): ReferencePicture {
   const width = image.cols;
   const height = image.rows;
   const size = workingSize(width, height);
-  const working = toWorking(image, size);
+  // the night evidence reads the clip's noise only
+  const working = toWorking(image, size, false);
   if (working.bgr !== image) image.release();
   return { width, height, size, working };
 }
