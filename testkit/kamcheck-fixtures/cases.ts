@@ -198,7 +198,7 @@ function renderNightCase(
       optics = (f) => occlude(f, occluder);
     }
   } else if (kind === 'headlights') {
-    lights = headlights(rng, W, H, plan.frames, params);
+    lights = headlights(rng, W, H, params);
   } else if (kind === 'lamps_on') {
     lights = lampsOn(rng, W, H, plan.frames, params);
   } else if (kind === 'night_precipitation') {

@@ -129,13 +129,13 @@ function drawLights(frame: cv.Mat, lights: Light[], W: number, H: number, pool: 
 }
 
 /** A car's headlights sweeping across the view during the clip, lighting the ground ahead of them. */
-export function headlights(rng: Prng, W: number, H: number, frames: number, params: Record<string, number | string>): (f: cv.Mat, t: number) => cv.Mat {
+export function headlights(rng: Prng, W: number, H: number, params: Record<string, number | string>): (f: cv.Mat, t: number) => cv.Mat {
   const y = rng.uniform(0.55, 0.85) * H;
   const radius = rng.uniform(0.012, 0.025) * W;
   const gap = rng.uniform(4, 7) * radius;
   const dir = rng.sign();
   const x0 = dir > 0 ? rng.uniform(-0.2, 0.3) * W : rng.uniform(0.7, 1.2) * W;
-  const speed = (dir * rng.uniform(0.02, 0.05) * W);
+  const speed = dir * rng.uniform(0.02, 0.05) * W;
   const pool = rng.uniform(0.8, 2);
   params.y = round(y / H);
   params.speed = round(speed / W);
