@@ -1,7 +1,9 @@
 // Accuracy and speed of the face log on the generated bench set (exact ground truth).
 //
-//   node build/scripts/bench-facelog.js [fixture dir] [--seed N] [--limit N] [--only PATTERN] [--no-overlay]
+//   node build/scripts/bench-facelog.js [fixture dir] [--set bench|night] [--seed N] [--limit N] [--only PATTERN] [--no-overlay]
 //
+// --set night runs the night set (the bench's design at 640x480 and 1280x720 in low light, darker,
+// or infrared: testkit/facelog-fixtures/scenarios.ts) from its own folder.
 // --no-overlay runs the face logs without their overlay video (no encoder; a face log always has
 // one, so this measures what the rest costs, not something the service offers).
 // Generates the bench set first when its manifest is missing. Runs each video through the whole
@@ -27,7 +29,7 @@ import { publishResults } from '../lib/jobs/published-results.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
 import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
 import { decodeBaseline, type DecodeBaseline } from '../testkit/decode-baseline.js';
-import { DEFAULT_FACELOG_BENCH_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_BENCH_DIR, DEFAULT_FACELOG_NIGHT_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
 import { combineScores, scoreSightings, type PredictedSighting } from '../testkit/facelog-fixtures/score.js';
 import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -36,6 +38,8 @@ import type { Sighting } from '../lib/facelog/sightings/sighting.js';
 
 interface VideoOutcome {
   resolution: string;
+  /** A night video's look (low, dark, ir); absent by day. */
+  look?: string;
   frames: number;
   fps: number;
   decode: DecodeBaseline;
@@ -50,19 +54,24 @@ interface VideoOutcome {
 }
 
 function parseArgs(argv: string[]) {
-  let dir = DEFAULT_FACELOG_BENCH_DIR;
+  let dir: string | undefined;
+  let set: 'bench' | 'night' = 'bench';
   let seed: number | undefined;
   let limit = Infinity;
   let only: RegExp | undefined;
   let overlay = true;
   for (let i = 0; i < argv.length; i++) {
-    if (argv[i] === '--seed') seed = Number(argv[++i]);
+    if (argv[i] === '--set') {
+      const v = argv[++i];
+      if (v !== 'bench' && v !== 'night') throw new Error(`--set must be bench or night, got ${v}`);
+      set = v;
+    } else if (argv[i] === '--seed') seed = Number(argv[++i]);
     else if (argv[i] === '--limit') limit = Number(argv[++i]);
     else if (argv[i] === '--only') only = new RegExp(argv[++i]);
     else if (argv[i] === '--no-overlay') overlay = false;
     else dir = argv[i];
   }
-  return { dir, seed, limit, only, overlay };
+  return { dir: dir ?? (set === 'night' ? DEFAULT_FACELOG_NIGHT_DIR : DEFAULT_FACELOG_BENCH_DIR), set, seed, limit, only, overlay };
 }
 
 /** Each sighting with its faces, so that the scorer can tell apart people on screen together. */
@@ -109,11 +118,11 @@ function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
 }
 
 async function main() {
-  const { dir, seed, limit, only, overlay } = parseArgs(process.argv.slice(2));
+  const { dir, set, seed, limit, only, overlay } = parseArgs(process.argv.slice(2));
   let manifest = readFacelogManifest(dir);
-  if (!manifest || (seed !== undefined && manifest.seed !== seed)) {
-    console.log(`generating the face-log bench set in ${dir} ...`);
-    manifest = await generateFacelogSet('bench', dir, (l) => console.log(`  ${l}`), seed);
+  if (!manifest || manifest.set !== set || (seed !== undefined && manifest.seed !== seed)) {
+    console.log(`generating the face-log ${set} set in ${dir} ...`);
+    manifest = await generateFacelogSet(set, dir, (l) => console.log(`  ${l}`), seed);
   }
   const results = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-facelog-'));
   const outcomes: VideoOutcome[] = [];
@@ -141,7 +150,7 @@ async function main() {
     const coverage = faceCoverage(truth, xml.faces);
     const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });
-    outcomes.push({ resolution: `${media.width}x${media.height}`, frames: r.frames_processed, fps: media.fps, decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles, detectorCost: r.detectorCost, cpu });
+    outcomes.push({ resolution: `${media.width}x${media.height}`, look: v.night?.kind as string | undefined, frames: r.frames_processed, fps: media.fps, decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles, detectorCost: r.detectorCost, cpu });
     const s = scoreSightings(truth, sightings);
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
@@ -151,14 +160,15 @@ async function main() {
   }
   fs.rmSync(results, { recursive: true, force: true });
   if (!overlay) console.log('\nWithout the overlay video (--no-overlay): no encoder ran.');
-  printTable(outcomes);
+  printTable(outcomes, manifest.set);
+  if (outcomes.some((o) => o.look)) printLooks(outcomes);
   printCpu(outcomes);
   printMissed(outcomes);
 }
 
-function printTable(outcomes: VideoOutcome[]) {
+function printTable(outcomes: VideoOutcome[], set: string) {
   const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
-  console.log('\nFace log on the bench set (min_size 30, gender on, one job at a time on this machine)\n');
+  console.log(`\nFace log on the ${set} set (min_size 30, gender on, one job at a time on this machine)\n`);
   console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame (in 256-px runs) | fps | x real time | time / decode into a pipe | time / decode to /dev/null | time / decode and encode only |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [res, list] of byResolution(outcomes)) {
@@ -178,6 +188,24 @@ function printTable(outcomes: VideoOutcome[]) {
     console.log(
       `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x | ${(processS / devNullS).toFixed(2)}x | ${(processS / transcodeS).toFixed(2)}x |`,
     );
+  }
+}
+
+/** Accuracy per night look, both resolutions together: which kind of night is hard. */
+function printLooks(outcomes: VideoOutcome[]) {
+  const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
+  console.log('\nBy night look (low: about half the day\'s light; dark: about a third, heavier noise; ir: infrared)\n');
+  console.log('| look | videos | appearances | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | missed late |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const looks = [...new Set(outcomes.map((o) => o.look ?? 'day'))];
+  for (const look of looks) {
+    const list = outcomes.filter((o) => (o.look ?? 'day') === look);
+    const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
+    const g = (k: 'male' | 'female') => `${pct(total.gender[k].accuracy)} (${total.gender[k].classified})`;
+    const big = list.reduce((n, o) => n + o.coverage.big, 0);
+    const tracked = list.reduce((n, o) => n + o.coverage.tracked, 0);
+    const late = list.reduce((n, o) => n + o.coverage.missed.late, 0);
+    console.log(`| ${look} | ${list.length} | ${total.truth} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${late} |`);
   }
 }
 

@@ -1,23 +1,23 @@
 // The command line of the fixture generators (make-*-fixtures.ts):
-//   [--set test|bench] [--seed N] [output dir]
-// with `--set=...` and `--seed=...` spellings too.
+//   [--set test|bench|...] [--seed N] [output dir]
+// with `--set=...` and `--seed=...` spellings too. The sets are those the generator has a folder for.
 
-export type FixtureSet = 'test' | 'bench';
-
-export interface FixtureArgs {
-  set: FixtureSet;
+export interface FixtureArgs<S extends string> {
+  set: S;
   dir: string;
   seed?: number;
 }
 
-/** Throws on an unknown option or a bad value; the dir defaults to `defaultDirs[set]`. */
-export function parseFixtureArgs(argv: string[], defaultDirs: Record<FixtureSet, string>): FixtureArgs {
-  let set: FixtureSet = 'test';
+/** Throws on an unknown option or a bad value; the set defaults to test, the dir to `defaultDirs[set]`. */
+export function parseFixtureArgs<S extends string>(argv: string[], defaultDirs: Record<'test' | S, string>): FixtureArgs<'test' | S> {
+  const sets = Object.keys(defaultDirs) as Array<'test' | S>;
+  let set: 'test' | S = 'test';
   let dir: string | undefined;
   let seed: number | undefined;
   const setValue = (v: string | undefined) => {
-    if (v !== 'test' && v !== 'bench') throw new Error(`--set must be test or bench, got ${v}`);
-    set = v;
+    const known = sets.find((k) => k === v);
+    if (!known) throw new Error(`--set must be ${sets.join(' or ')}, got ${v}`);
+    set = known;
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];

@@ -16,6 +16,9 @@ import { describeBackends } from './helpers/backends.js';
 
 const fixture = (scenario: string) => facelogVideo(scenario);
 
+/** A face at night is in a sighting from at most this many frames after it is first 30 px wide: one detector run. */
+const NIGHT_START_SLACK_FRAMES = 5;
+
 /** A face log processing minute: the slowest fixture takes ~20 s on a loaded 2-core machine. */
 const JOB_WAIT_MS = 180_000;
 
@@ -142,6 +145,26 @@ describeBackends('face log over HTTP', function (backend) {
         }
       });
     }
+
+    it('a sequence at night (a third of the light, the noise of gain): one sighting each, from its first frames, gender right', async () => {
+      // What the `dark` night look of testkit/kamcheck-fixtures/night.ts leaves of two people
+      // walking in (the test set's night video): found, kept apart and read as by day.
+      const { file, truth } = facelogVideo('sequence', undefined, true);
+      const task = await runFaceLog(svc, file, { gender: 'True' });
+      expectCompleteFaceLog(task, truth, path.basename(file));
+      const score = scoreSightings(truth, task.sightings);
+      const detail = JSON.stringify({ sightings: task.sightings.map((s: Task) => [s.start_frame, s.end_frame, s.gender]), truth: truth.appearances.map((a) => [a.start_frame, a.end_frame, a.gender]) });
+      expect(score.matched, detail).to.equal(truth.appearances.length);
+      expect(score.predicted, detail).to.equal(truth.appearances.length);
+      expect(score.gender.accuracy, detail).to.equal(1);
+      // Each sighting starts within a few frames of its person's first face >= 30 px.
+      for (const a of truth.appearances) {
+        const first = a.boxes.find((b) => b.width >= 30)!.frame;
+        const overlap = (x: Task) => Math.min(x.end_frame, a.end_frame) - Math.max(x.start_frame, a.start_frame);
+        const s = [...task.sightings].sort((x: Task, y: Task) => overlap(y) - overlap(x))[0];
+        expect(s.start_frame, detail).to.be.at.most(first + NIGHT_START_SLACK_FRAMES);
+      }
+    });
 
     it('without gender: "" and -1.0 for every sighting', async () => {
       const { file } = fixture('single');

@@ -5,14 +5,15 @@ import path from 'node:path';
 import cv from '../../lib/video/opencv.js';
 import { NoiseBank } from '../kamcheck-fixtures/scenes.js';
 import { Prng } from '../kamcheck-fixtures/prng.js';
+import { irSwitch, nightLook, type NightLook } from '../kamcheck-fixtures/night.js';
 import { clipBox, coverage, drawPasserby, drawPerson, faceBox, passerbyShapes, personShapes, type Box, type Polygon } from './compose.js';
 import { H264Writer } from './encode.js';
 import { HeadSprites, loadFaceList } from './faces.js';
 import { Footage, renderBackground } from './footage.js';
 import { FPS, MIN_IN_FRAME, MIN_OPACITY, planSet, SET_SEEDS, type VideoPlan } from './scenarios.js';
 import {
-  OCCLUDED_FRACTION, TRUTH_DEFINITIONS, type FacelogFixtureVideo, type FacelogManifest, type FacelogTruth, type TruthAppearance,
-  type TruthFaceBox,
+  OCCLUDED_FRACTION, TRUTH_DEFINITIONS, type FacelogFixtureVideo, type FacelogManifest, type FacelogSet, type FacelogTruth,
+  type TruthAppearance, type TruthFaceBox,
 } from './truth.js';
 import { poseAt } from './walk.js';
 
@@ -37,8 +38,11 @@ export interface FaceInFrame {
   opacity: number;
 }
 
-/** Draws frame t: background, people far to near, passers-by in front; measures what hides each face. */
-export function renderFrame(plan: VideoPlan, t: number, ctx: RenderContext, rng: Prng): { frame: cv.Mat; faces: FaceInFrame[] } {
+/**
+ * Draws frame t: background, people far to near, passers-by in front; measures what hides each
+ * face. A night video's look then darkens the whole frame, and its gain brings its own noise.
+ */
+export function renderFrame(plan: VideoPlan, t: number, ctx: RenderContext, rng: Prng, night?: NightLook): { frame: cv.Mat; faces: FaceInFrame[] } {
   const { width: W, height: H } = plan;
   const frame = renderBackground(ctx.footage, plan.backgroundStart, t, plan.view, W, H);
   const people = plan.persons
@@ -62,7 +66,8 @@ export function renderFrame(plan: VideoPlan, t: number, ctx: RenderContext, rng:
   });
   for (const d of people) drawPerson(frame, d.look, d.pose!, d.shapes!);
   for (const q of passers) drawPasserby(frame, q.p, q.shapes);
-  return { frame: ctx.noise.addNoise(frame, plan.noiseSigma, rng), faces };
+  if (!night) return { frame: ctx.noise.addNoise(frame, plan.noiseSigma, rng), faces };
+  return { frame: ctx.noise.addNoise(night.apply(frame), night.noiseSigma, rng), faces };
 }
 
 const round1 = (v: number) => Math.round(v * 10) / 10;
@@ -125,15 +130,17 @@ async function renderFixture(plan: VideoPlan, dir: string, ctx: RenderContext, p
   const rng = new Prng(plan.seed);
   const recorder = new TruthRecorder(plan);
   const isStill = plan.scenario === 'still';
+  const nightParams: Record<string, number | string> = {};
+  const night = plan.night && nightLookOf(plan, nightParams);
   const file = `${plan.name}.${isStill ? 'jpg' : 'mp4'}`;
   if (isStill) {
-    const { frame, faces } = renderFrame(plan, 0, ctx, rng);
+    const { frame, faces } = renderFrame(plan, 0, ctx, rng, night);
     recorder.add(0, faces);
     cv.imwrite(path.join(dir, file), frame, [cv.IMWRITE_JPEG_QUALITY, STILL_QUALITY]);
   } else {
     const writer = new H264Writer(path.join(dir, file), plan.width, plan.height, { crf: plan.crf, fps: FPS });
     for (let t = 0; t < plan.frames; t++) {
-      const { frame, faces } = renderFrame(plan, t, ctx, rng);
+      const { frame, faces } = renderFrame(plan, t, ctx, rng, night);
       recorder.add(t, faces);
       await writer.write(frame);
     }
@@ -153,11 +160,18 @@ async function renderFixture(plan: VideoPlan, dir: string, ctx: RenderContext, p
     frames: plan.frames,
     appearances: truth.appearances.length,
     ...(isStill ? {} : { crf: plan.crf }),
+    ...(night ? { night: { kind: plan.night!, ...nightParams } } : {}),
   };
 }
 
+/** The night look of a video, drawn once from its own seed; its parameters go into `params`. */
+function nightLookOf(plan: VideoPlan, params: Record<string, number | string>): NightLook {
+  const rng = new Prng(plan.seed ^ 0x6e1647);
+  return plan.night === 'ir' ? irSwitch(rng, plan.width, plan.height, params) : nightLook(rng, plan.night!, params);
+}
+
 export async function generateFacelogSet(
-  set: 'test' | 'bench',
+  set: FacelogSet,
   dir: string,
   log: (line: string) => void = () => undefined,
   seed: number = SET_SEEDS[set],

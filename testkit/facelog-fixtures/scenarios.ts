@@ -5,12 +5,22 @@ import type { View } from '../kamcheck-fixtures/scenes.js';
 import { clipBox, coverage, faceBox, passerbyShapes, personShapes, type Colour, type Passerby } from './compose.js';
 import { HeadSprites, identitiesByGender, type HeadSprite, type LabelledFace } from './faces.js';
 import { cameraView, FOOTAGE_FRAMES } from './footage.js';
-import type { Gender, Scenario } from './truth.js';
+import type { FacelogSet, Gender, Scenario } from './truth.js';
 import { lastFrame, poseAt, type WalkPlan } from './walk.js';
 
 export const FPS = 25;
-export const SET_SEEDS = { test: 1, bench: 2 } as const;
+export const SET_SEEDS = { test: 1, bench: 2, night: 3 } as const;
 export const BENCH_RESOLUTIONS: ReadonlyArray<[number, number]> = [[640, 480], [1280, 720], [1920, 1080]];
+/** The night set: the bench's design at the two sizes most pinch-point cameras record at night. */
+export const NIGHT_RESOLUTIONS: ReadonlyArray<[number, number]> = [[640, 480], [1280, 720]];
+
+/**
+ * How a night video looks (testkit/kamcheck-fixtures/night.ts): `low` about half the day's light
+ * with the noise of gain, `dark` about a third with heavier noise, `ir` the camera's infrared
+ * (monochrome, its illuminator falling off towards the edges).
+ */
+export type NightKind = 'low' | 'dark' | 'ir';
+const NIGHT_KINDS: NightKind[] = ['low', 'dark', 'ir'];
 
 /** A face is part of an appearance when at least this opaque and at least this share of its box is in the frame. */
 export const MIN_OPACITY = 0.5;
@@ -40,6 +50,7 @@ export interface VideoPlan {
   crf: number;
   noiseSigma: number;
   seed: number;
+  night?: NightKind;
 }
 
 /** First and last frame in which the person counts as visible (opaque enough, inside enough). */
@@ -327,6 +338,7 @@ interface Entry {
   size: [number, number];
   /** People in a sequence or a still. */
   count?: number;
+  night?: NightKind;
 }
 
 const TEST_ENTRIES: Entry[] = [
@@ -337,6 +349,7 @@ const TEST_ENTRIES: Entry[] = [
   { scenario: 'reappear', size: [640, 480] },
   { scenario: 'empty', size: [640, 480] },
   { scenario: 'still', size: [640, 480], count: 3 },
+  { scenario: 'sequence', size: [640, 480], count: 2, night: 'dark' },
 ];
 
 /** Per resolution: 3 + 5 x 3 + 3 x 2 + 3 + 2 x 2 = 31 appearances. */
@@ -351,12 +364,12 @@ const BENCH_ENTRIES_PER_RESOLUTION: Array<Omit<Entry, 'size'>> = [
 ];
 
 /** 2-6 s towards the camera in the bench set; 1.6-2.4 s in the test set, which must stay quick. */
-const APPROACH_FRAMES = { test: [40, 60], bench: [50, 150] } as const;
+const APPROACH_FRAMES = { test: [40, 60], bench: [50, 150], night: [50, 150] } as const;
 
-export function planSet(set: 'test' | 'bench', faces: LabelledFace[], sprites: HeadSprites, seed: number = SET_SEEDS[set]): VideoPlan[] {
+export function planSet(set: FacelogSet, faces: LabelledFace[], sprites: HeadSprites, seed: number = SET_SEEDS[set]): VideoPlan[] {
   const rng = new Prng(seed);
   const entries: Entry[] =
-    set === 'test' ? TEST_ENTRIES : BENCH_RESOLUTIONS.flatMap((size) => BENCH_ENTRIES_PER_RESOLUTION.map((e) => ({ ...e, size })));
+    set === 'test' ? TEST_ENTRIES : (set === 'night' ? NIGHT_RESOLUTIONS : BENCH_RESOLUTIONS).flatMap((size) => BENCH_ENTRIES_PER_RESOLUTION.map((e) => ({ ...e, size })));
   // one casting per resolution, so that each resolution is balanced on its own
   const castings = new Map<string, Casting>();
   return entries.map((e, i) => {
@@ -394,6 +407,8 @@ export function planSet(set: 'test' | 'bench', faces: LabelledFace[], sprites: H
       crf: set === 'test' ? 23 : vrng.int(20, 28),
       noiseSigma: vrng.uniform(1, 2.5),
       seed: Math.floor(vrng.next() * 2 ** 31),
+      // in turn, so that each look has people of both genders at each size
+      ...(set === 'night' ? { night: NIGHT_KINDS[i % NIGHT_KINDS.length] } : e.night ? { night: e.night } : {}),
     };
   });
 }

@@ -78,16 +78,22 @@ export interface FacelogFixtureVideo {
   frames: number;
   appearances: number;
   crf?: number;
+  /** A night video: the look drawn for it (testkit/kamcheck-fixtures/night.ts) and its parameters. */
+  night?: Record<string, number | string>;
 }
 
+/** test: `make test`'s set; bench: the face-log bench set; night: the bench's design at night. */
+export type FacelogSet = 'test' | 'bench' | 'night';
+
 export interface FacelogManifest {
-  set: 'test' | 'bench';
+  set: FacelogSet;
   seed: number;
   videos: FacelogFixtureVideo[];
 }
 
 export const DEFAULT_FACELOG_FIXTURE_DIR = 'test/fixtures/generated/facelog';
 export const DEFAULT_FACELOG_BENCH_DIR = 'test/fixtures/generated/facelog-bench';
+export const DEFAULT_FACELOG_NIGHT_DIR = 'test/fixtures/generated/facelog-night';
 
 /** 0.5: a face at least half hidden is "occluded" in the truth. */
 export const OCCLUDED_FRACTION = 0.5;
@@ -107,11 +113,14 @@ export function readTruth(file: string): FacelogTruth {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as FacelogTruth;
 }
 
-/** A video of a generated face-log set by scenario, with its truth (`make fixtures` makes the test set). */
-export function facelogVideo(scenario: string, dir = DEFAULT_FACELOG_FIXTURE_DIR): { file: string; truth: FacelogTruth } {
+/**
+ * A video of a generated face-log set by scenario, by day unless `night` (`make fixtures` makes the
+ * test set), with its truth.
+ */
+export function facelogVideo(scenario: string, dir = DEFAULT_FACELOG_FIXTURE_DIR, night = false): { file: string; truth: FacelogTruth } {
   const manifest = readFacelogManifest(dir);
   if (!manifest) throw new Error(`no face-log fixtures in ${dir}: run \`make fixtures\``);
-  const v = manifest.videos.find((x) => x.scenario === scenario);
-  if (!v) throw new Error(`the set in ${dir} has no ${scenario} video`);
+  const v = manifest.videos.find((x) => x.scenario === scenario && !!x.night === night);
+  if (!v) throw new Error(`the set in ${dir} has no ${scenario} video${night ? ' at night' : ''}`);
   return { file: path.join(dir, v.file), truth: readTruth(path.join(dir, v.truth)) };
 }
