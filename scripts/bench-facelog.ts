@@ -166,46 +166,48 @@ async function main() {
   printMissed(outcomes);
 }
 
+const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
+
+/** The accuracy of some videos: scored per video (frame numbers are per video), then pooled. */
+function accuracyOf(list: VideoOutcome[]) {
+  const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
+  const gender = (k: 'male' | 'female') => `${pct(total.gender[k].accuracy)} (${total.gender[k].classified})`;
+  const big = list.reduce((n, o) => n + o.coverage.big, 0);
+  const tracked = list.reduce((n, o) => n + o.coverage.tracked, 0);
+  return { total, male: gender('male'), female: gender('female'), inTrack: pct(big ? tracked / big : null) };
+}
+
 function printTable(outcomes: VideoOutcome[], set: string) {
-  const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
   console.log(`\nFace log on the ${set} set (min_size 30, gender on, one job at a time on this machine)\n`);
   console.log('| resolution | videos | appearances | precision | recall | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | model runs / frame (in 256-px runs) | fps | x real time | time / decode into a pipe | time / decode to /dev/null | time / decode and encode only |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const [res, list] of byResolution(outcomes)) {
-    // Scored per video (frame numbers are per video), then pooled.
-    const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
-    const g = (k: 'male' | 'female') => `${pct(total.gender[k].accuracy)} (${total.gender[k].classified})`;
+    const { total, male, female, inTrack } = accuracyOf(list);
     const frames = list.reduce((n, o) => n + o.frames, 0);
     const processS = list.reduce((n, o) => n + o.processMs, 0) / 1000;
     const pipeS = list.reduce((n, o) => n + o.decode.pipeMs, 0) / 1000;
     const devNullS = list.reduce((n, o) => n + o.decode.devNullMs, 0) / 1000;
     const transcodeS = list.reduce((n, o) => n + o.decode.transcodeMs, 0) / 1000;
     const fps = frames / processS;
-    const big = list.reduce((n, o) => n + o.coverage.big, 0);
-    const tracked = list.reduce((n, o) => n + o.coverage.tracked, 0);
     const tiles = list.reduce((n, o) => n + o.detectorTiles, 0);
     const cost = list.reduce((n, o) => n + o.detectorCost, 0);
     console.log(
-      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x | ${(processS / devNullS).toFixed(2)}x | ${(processS / transcodeS).toFixed(2)}x |`,
+      `| ${res} | ${list.length} | ${total.truth} | ${pct(total.precision)} | ${pct(total.recall)} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${male} | ${female} | ${inTrack} | ${(tiles / frames).toFixed(2)} (${(cost / frames).toFixed(2)}) | ${fps.toFixed(1)} | ${(fps / fpsOrDefault(list[0].fps)).toFixed(2)}x | ${(processS / pipeS).toFixed(2)}x | ${(processS / devNullS).toFixed(2)}x | ${(processS / transcodeS).toFixed(2)}x |`,
     );
   }
 }
 
 /** Accuracy per night look, both resolutions together: which kind of night is hard. */
 function printLooks(outcomes: VideoOutcome[]) {
-  const pct = (x: number | null) => (x === null ? '-' : `${(x * 100).toFixed(1)}%`);
   console.log('\nBy night look (low: about half the day\'s light; dark: about a third, heavier noise; ir: infrared)\n');
   console.log('| look | videos | appearances | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | missed late |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   const looks = [...new Set(outcomes.map((o) => o.look ?? 'day'))];
   for (const look of looks) {
     const list = outcomes.filter((o) => (o.look ?? 'day') === look);
-    const total = combineScores(list.map((o) => scoreSightings(o.truth, o.sightings)));
-    const g = (k: 'male' | 'female') => `${pct(total.gender[k].accuracy)} (${total.gender[k].classified})`;
-    const big = list.reduce((n, o) => n + o.coverage.big, 0);
-    const tracked = list.reduce((n, o) => n + o.coverage.tracked, 0);
+    const { total, male, female, inTrack } = accuracyOf(list);
     const late = list.reduce((n, o) => n + o.coverage.missed.late, 0);
-    console.log(`| ${look} | ${list.length} | ${total.truth} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${g('male')} | ${g('female')} | ${pct(big ? tracked / big : null)} | ${late} |`);
+    console.log(`| ${look} | ${list.length} | ${total.truth} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${male} | ${female} | ${inTrack} | ${late} |`);
   }
 }
 

@@ -5,7 +5,6 @@ import cv from '../video/opencv.js';
 import { expand, round } from './geometry.js';
 import { faceQuality } from './face-quality.js';
 import type { FaceDetection } from './types.js';
-import { meanGrey } from './low-light.js';
 
 /** Descriptors kept per track: a few views are enough to compare with another track. */
 const MAX_DESCRIPTORS = 4;
@@ -44,8 +43,6 @@ export class TrackEvidence {
   readonly descriptors: Float32Array[] = [];
   readonly genderVotes: GenderVote[] = [];
   bestQuality = -1;
-  /** Mean grey (0..255) of the best face with its thumbnail margin: how dark the track's face was; -1 without one. */
-  bestGrey = -1;
   private crop: cv.Mat | null = null;
   private cropJpeg: Buffer | null = null;
   /** The face's width and frame at the last sample point. */
@@ -80,7 +77,6 @@ export class TrackEvidence {
         this.crop = frame.getRegion(new cv.Rect(r.x, r.y, r.width, r.height)).copy();
         this.cropJpeg = null;
         this.bestQuality = quality;
-        this.bestGrey = meanGrey(this.crop);
       }
     }
     const width = face.box.width;

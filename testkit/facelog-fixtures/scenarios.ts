@@ -363,8 +363,8 @@ const BENCH_ENTRIES_PER_RESOLUTION: Array<Omit<Entry, 'size'>> = [
   { scenario: 'empty' },
 ];
 
-/** 2-6 s towards the camera in the bench set; 1.6-2.4 s in the test set, which must stay quick. */
-const APPROACH_FRAMES = { test: [40, 60], bench: [50, 150], night: [50, 150] } as const;
+/** 2-6 s towards the camera in the bench and night sets; 1.6-2.4 s in the test set, which must stay quick. */
+const APPROACH_FRAMES = { test: [40, 60], bench: [50, 150] } as const;
 
 export function planSet(set: FacelogSet, faces: LabelledFace[], sprites: HeadSprites, seed: number = SET_SEEDS[set]): VideoPlan[] {
   const rng = new Prng(seed);
@@ -377,7 +377,7 @@ export function planSet(set: FacelogSet, faces: LabelledFace[], sprites: HeadSpr
     const key = `${W}x${H}`;
     if (!castings.has(key)) castings.set(key, new Casting(faces, rng.fork(W)));
     const vrng = rng.fork(1000 + i);
-    const c: PlanContext = { rng: vrng, casting: castings.get(key)!, sprites, W, H, approach: [...APPROACH_FRAMES[set]] };
+    const c: PlanContext = { rng: vrng, casting: castings.get(key)!, sprites, W, H, approach: [...APPROACH_FRAMES[set === 'test' ? 'test' : 'bench']] };
     let persons: PersonPlan[] = [];
     let passersby: Passerby[] = [];
     switch (e.scenario) {
