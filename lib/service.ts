@@ -177,7 +177,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const duties = [
     ...jobsModule.duties({ store: jobs, recordRetentionMs: config.recordRetentionDays * 24 * 60 * 60 * 1000, resultsDir, resultTtlMs, logger, now, reclaimSpace: () => db.reclaimSpace() }),
     ...sourcesModule.duties(config.dataDir, sources),
-    ...camerasModule.duties(config.dataDir, cameras),
+    ...camerasModule.duties(config.dataDir, cameras, { sources, outbox, targets: { webhookUrl: config.webhookUrl } }),
     ...webhooksModule.duties(outbox),
     ...sessionsModule.duties(sessionStore),
   ];

@@ -22,7 +22,7 @@ import { FIRST_RELEASE_SQLITE, SINGLE_VERSION_RELEASE_POSTGRES, SINGLE_VERSION_R
 
 const silent = pino({ level: 'silent' });
 const LONG_LEASE_MS = 30_000;
-const CURRENT_VERSIONS = { cameras: 3, jobs: 3, sessions: 1, sources: 1, webhooks: 2 };
+const CURRENT_VERSIONS = { cameras: 4, jobs: 3, sessions: 1, sources: 1, webhooks: 2 };
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });

@@ -235,6 +235,7 @@ describeBackends('cameras', function (backend) {
           offline_reason: null,
           last_check: cam.last_check,
           reference_count: cam.reference_count,
+          acknowledgement: null,
           reference_image: listed[0].reference_image,
           source: null,
         },

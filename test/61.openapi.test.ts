@@ -125,7 +125,7 @@ describe('OpenAPI document', function () {
     const faceLogForm = doc.paths['/face_log'].post.requestBody.content['multipart/form-data'].schema.properties;
     expect(Object.keys(faceLogForm)).to.have.members(['video', 'image', 'start_frame', 'max_frames', 'min_size', 'gender', 'track_thumbnails', 'blur', 'callback_url']);
     expect(faceLogForm.callback_url.maxLength).to.equal(2048);
-    expect(Object.keys(doc.webhooks)).to.have.members(['job.completed', 'camera.state_changed']);
+    expect(Object.keys(doc.webhooks)).to.have.members(['job.completed', 'camera.state_changed', 'camera.acknowledged']);
     for (const hook of Object.values(doc.webhooks) as { post: { parameters: { name: string; in: string }[]; responses: object } }[]) {
       expect(hook.post.parameters.map((p) => `${p.in} ${p.name}`)).to.have.members(['header X-Event-Id', 'header X-Event-Type', 'header X-Timestamp', 'header X-Signature']);
       expect(Object.keys(hook.post.responses)).to.have.members(['2XX', 'default']);

@@ -29,7 +29,18 @@ export interface TestMedia {
   referenceNear: string;
   /** `clip` with a grey board over the left 60% of the view: masked, scores 100. */
   clipCovered: string;
+  /** `referenceNear` with a screen in its top right corner (SCREEN_AREA) showing a still of the footage. */
+  referenceScreen: string;
+  /** `clip` with that screen showing a moving picture: flat colours that change and a bar that runs across (masked, 99, against `referenceScreen`). */
+  clipScreen: string;
+  /** `clipScreen` with a grey board over the rest of the view (the left 55%). */
+  clipScreenCovered: string;
+  /** `clip` at 6% of its brightness: too dark to judge (black). */
+  clipDark: string;
 }
+
+/** Where the screen of `clipScreen` is, as an ignored area: x 0.55-1, y 0-0.45 of the view (176,0 144x108 at 320x240). */
+export const SCREEN_AREA: [number, number][] = [[0.55, 0], [1, 0], [1, 0.45], [0.55, 0.45]];
 
 function ffmpeg(args: string[]): void {
   execFileSync('ffmpeg', ['-y', '-v', 'error', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
@@ -51,6 +62,10 @@ export function testMedia(): TestMedia {
     jpeg: f('still.jpg'),
     referenceNear: f('reference-near.jpg'),
     clipCovered: f('clip20-covered.mp4'),
+    referenceScreen: f('reference-screen.jpg'),
+    clipScreen: f('clip20-screen.mp4'),
+    clipScreenCovered: f('clip20-screen-covered.mp4'),
+    clipDark: f('clip20-dark.mp4'),
   };
   const h264 = ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
   const make = (file: string, build: () => void) => {
@@ -74,5 +89,15 @@ export function testMedia(): TestMedia {
   make(media.clipCovered, () =>
     ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '20', '-vf', 'scale=320:240,drawbox=x=0:y=0:w=192:h=240:color=gray:t=fill', ...h264, media.clipCovered]),
   );
+  make(media.referenceScreen, () =>
+    ffmpeg(['-i', media.referenceNear, '-ss', '100', '-i', vtest, '-filter_complex', '[1:v]scale=144:108,trim=end_frame=1[s];[0:v][s]overlay=176:0', '-frames:v', '1', '-q:v', '2', media.referenceScreen]),
+  );
+  // the screen: a colour whose hue turns, with a white bar running across it (ffmpeg's own generators)
+  const screen = 'color=c=0x3060c0:s=144x108:r=25,hue=H=t*6,drawbox=x=mod(t*200\\,144):y=40:w=24:h=28:color=white:t=fill';
+  const withScreen = (file: string, after: string) =>
+    ffmpeg(['-ss', '20', '-i', vtest, '-f', 'lavfi', '-i', screen, '-filter_complex', `[0:v]scale=320:240[a];[a][1:v]overlay=176:0:shortest=1${after}`, '-frames:v', '20', ...h264, file]);
+  make(media.clipScreen, () => withScreen(media.clipScreen, ''));
+  make(media.clipScreenCovered, () => withScreen(media.clipScreenCovered, ',drawbox=x=0:y=0:w=176:h=240:color=gray:t=fill'));
+  make(media.clipDark, () => ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '20', '-vf', 'scale=320:240,lutyuv=y=val*0.06', ...h264, media.clipDark]));
   return media;
 }

@@ -34,6 +34,46 @@ export interface CameraSummary {
   offline_reason?: string | null;
   reference_image?: string | null;
   source?: CameraSource | null;
+  /** The operator's acknowledgement of the standing alarm; null when there is none. */
+  acknowledgement?: Acknowledgement | null;
+}
+
+export interface Acknowledgement {
+  acknowledged_by: string;
+  acknowledged_at: string;
+  comment: string | null;
+}
+
+export type Sensitivity = 'low' | 'medium' | 'high';
+export type Weekday = 'mon' | 'tue' | 'wed' | 'thu' | 'fri' | 'sat' | 'sun';
+/** A polygon of [x, y] points, fractions of the picture. */
+export type IgnoreArea = [number, number][];
+
+export interface ArmedRange {
+  days: Weekday[];
+  from: string;
+  to: string;
+}
+
+export interface CameraSettings {
+  sensitivity: Sensitivity;
+  alarm_after: number;
+  clear_after: number;
+  ignore_areas: IgnoreArea[];
+  armed: ArmedRange[];
+  time_zone: string;
+  dark_is_tamper: boolean;
+}
+
+/** A settings change, an acknowledgement or a reset (GET /cameras/<camera>/history). */
+export interface HistoryEntry {
+  at: string;
+  kind: 'settings' | 'acknowledged' | 'reset';
+  by: string | null;
+  comment?: string | null;
+  previous_state?: CameraState;
+  /** settings: each changed setting by name. */
+  [setting: string]: unknown;
 }
 
 export interface Reference {
@@ -60,6 +100,10 @@ export interface CameraCheck {
 
 export interface CameraDetail extends CameraSummary {
   alarm_streak: number;
+  settings: CameraSettings;
+  armed_now: boolean;
+  alarm_held: boolean;
+  history: HistoryEntry[];
   references: { slot: string; references: Reference[] }[];
   checks: CameraCheck[];
 }
@@ -89,6 +133,8 @@ export interface KamcheckTask extends TaskBase {
   probability?: number;
   causes?: Causes;
   not_judged?: (keyof Causes)[];
+  too_dark?: boolean;
+  not_counted?: (keyof Causes)[];
   camera?: string;
   captured_at?: string;
   reference?: { slot: string; captured_at: string; source_job: string | null };

@@ -1,3 +1,5 @@
+import { settingsFromColumn, type CameraSettings } from './camera-settings.js';
+
 // What the cameras module keeps, as its store (camera-store.ts) gives it out: a camera's alarm
 // state, its references per time-of-day slot, its checks, its state changes and its checks on
 // their way; and the columns each is read from.
@@ -25,6 +27,30 @@ export interface CameraRecord {
   checksState: CheckState;
   /** Why the stream cannot be read (source-failure reason) while offline, else null. */
   offlineReason: string | null;
+  settings: CameraSettings;
+  /** The operator's acknowledgement of the standing alarm; a new alarm clears it. */
+  acknowledgement: Acknowledgement | null;
+  /** The standing alarm came while the camera was disarmed and has not been announced yet. */
+  alarmHeld: boolean;
+}
+
+export interface Acknowledgement {
+  at: number;
+  /** Who acknowledged: the signed-in user. */
+  by: string;
+  comment: string | null;
+}
+
+/** What a camera's history keeps beside its checks and state changes. */
+export type HistoryKind = 'settings' | 'acknowledged' | 'reset';
+
+export interface HistoryEntry {
+  at: number;
+  kind: HistoryKind;
+  /** Who did it: the signed-in user; null when unknown. */
+  actor: string | null;
+  /** settings: the changed settings with their values before and after; acknowledged, reset: the comment. */
+  detail: Record<string, unknown>;
 }
 
 export interface ReferenceRecord {
@@ -99,6 +125,18 @@ export interface CameraRow {
   reference_count?: number;
   checks_state: CheckState | null;
   offline_reason: string | null;
+  settings?: string | null;
+  acknowledged_at?: number | null;
+  acknowledged_by?: string | null;
+  acknowledge_comment?: string | null;
+  alarm_held?: number | null;
+}
+
+export interface HistoryRow {
+  at: number;
+  kind: HistoryKind;
+  actor: string | null;
+  detail: string | null;
 }
 
 export interface ReferenceRow {
@@ -161,7 +199,17 @@ export function cameraFromRow(r: CameraRow): CameraRecord {
     referenceCount: r.reference_count ?? 0,
     checksState: r.state === 'offline' ? (r.checks_state ?? 'ok') : r.state,
     offlineReason: r.state === 'offline' ? r.offline_reason : null,
+    settings: settingsFromColumn(r.settings),
+    acknowledgement:
+      r.acknowledged_at !== null && r.acknowledged_at !== undefined
+        ? { at: Number(r.acknowledged_at), by: r.acknowledged_by ?? '', comment: r.acknowledge_comment ?? null }
+        : null,
+    alarmHeld: r.alarm_held === 1,
   };
+}
+
+export function historyFromRow(r: HistoryRow): HistoryEntry {
+  return { at: Number(r.at), kind: r.kind, actor: r.actor, detail: r.detail ? (JSON.parse(r.detail) as Record<string, unknown>) : {} };
 }
 
 export function referenceFromRow(r: ReferenceRow): ReferenceRecord {

@@ -8,6 +8,7 @@ import type { SourceStore } from '../sources/source-store.js';
 import {
   cameraFromRow,
   checkFromRow,
+  historyFromRow,
   pendingFromRow,
   referenceFromRow,
   stateChangeFromRow,
@@ -16,6 +17,8 @@ import {
   type CameraState,
   type CheckRecord,
   type CheckRow,
+  type HistoryEntry,
+  type HistoryRow,
   type PendingCheck,
   type PendingRow,
   type ReferenceRecord,
@@ -23,6 +26,7 @@ import {
   type StateChange,
   type StateChangeRow,
 } from './camera-records.js';
+import { settingsColumn, type CameraSettings } from './camera-settings.js';
 import { chooseAmong, newestPerSlot, type Choice } from './reference-choice.js';
 
 /** References kept per slot: the newest is used, the older ones are for audit. */
@@ -31,6 +35,8 @@ export const REFERENCES_PER_SLOT = 3;
 export const CHECKS_KEPT = 50;
 /** State changes kept per camera (GET /cameras/<camera>/state_changes). */
 export const STATE_CHANGES_KEPT = 100;
+/** Entries of settings, acknowledgements and resets kept per camera (GET /cameras/<camera>/history). */
+export const HISTORY_KEPT = 200;
 
 const CAMERA_COLUMNS = `c.*, (SELECT COUNT(*) FROM camera_references r WHERE r.camera = c.id) AS reference_count`;
 
@@ -75,10 +81,12 @@ export class CameraStore {
     return cameraFromRow((await tx.get<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c WHERE c.id = ?`, id))!);
   }
 
-  /** Writes a camera's state and last check (as lock() read it, changed). */
+  /** Writes a camera's state, last check, acknowledgement and held alarm (as lock() read them, changed); its settings are putSettings()'s. */
   async update(tx: Tx, c: CameraRecord): Promise<void> {
+    const ack = c.acknowledgement;
     await tx.run(
-      `UPDATE cameras SET state = ?, state_since = ?, streak = ?, last_check_at = ?, last_job_id = ?, last_probability = ?, checks_state = ?, offline_reason = ? WHERE id = ?`,
+      `UPDATE cameras SET state = ?, state_since = ?, streak = ?, last_check_at = ?, last_job_id = ?, last_probability = ?, checks_state = ?, offline_reason = ?,
+         acknowledged_at = ?, acknowledged_by = ?, acknowledge_comment = ?, alarm_held = ? WHERE id = ?`,
       c.state,
       c.stateSince,
       c.streak,
@@ -87,8 +95,49 @@ export class CameraStore {
       c.lastProbability,
       c.state === 'offline' ? c.checksState : null,
       c.state === 'offline' ? c.offlineReason : null,
+      ack?.at ?? null,
+      ack?.by ?? null,
+      ack?.comment ?? null,
+      c.alarmHeld ? 1 : 0,
       c.id,
     );
+  }
+
+  /** Writes a camera's settings (the row locked by lock()). */
+  async putSettings(tx: Tx, camera: string, settings: CameraSettings): Promise<void> {
+    await tx.run('UPDATE cameras SET settings = ? WHERE id = ?', settingsColumn(settings), camera);
+  }
+
+  /** Cameras whose alarm is held back until they are armed (alarm-workflow.ts). */
+  async withHeldAlarms(): Promise<CameraRecord[]> {
+    const rows = await this.db.sql.all<CameraRow>(`SELECT ${CAMERA_COLUMNS} FROM cameras c WHERE c.alarm_held = 1 ORDER BY c.id`);
+    return rows.map(cameraFromRow);
+  }
+
+  /** Adds to the camera's history and keeps its newest HISTORY_KEPT. */
+  async recordHistory(tx: Tx, camera: string, entry: HistoryEntry): Promise<void> {
+    await tx.run(
+      'INSERT INTO camera_history (camera, at, kind, actor, detail) VALUES (?, ?, ?, ?, ?)',
+      camera,
+      entry.at,
+      entry.kind,
+      entry.actor,
+      JSON.stringify(entry.detail),
+    );
+    await tx.run(
+      `DELETE FROM camera_history WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_history WHERE camera = ? ORDER BY seq DESC LIMIT ${HISTORY_KEPT})`,
+      camera,
+      camera,
+    );
+  }
+
+  /** The camera's history of settings, acknowledgements and resets, newest first. */
+  async history(camera: string, limit = HISTORY_KEPT): Promise<HistoryEntry[]> {
+    const rows = await this.db.sql.all<HistoryRow>(
+      `SELECT at, kind, actor, detail FROM camera_history WHERE camera = ? ORDER BY seq DESC LIMIT ${Math.floor(limit)}`,
+      camera,
+    );
+    return rows.map(historyFromRow);
   }
 
   /** Cameras by alarm state (metrics). */
@@ -103,6 +152,7 @@ export class CameraStore {
       await tx.run('DELETE FROM camera_references WHERE camera = ?', id);
       await tx.run('DELETE FROM camera_checks WHERE camera = ?', id);
       await tx.run('DELETE FROM camera_state_changes WHERE camera = ?', id);
+      await tx.run('DELETE FROM camera_history WHERE camera = ?', id);
       await this.sources.remove(tx, id);
       return found;
     });

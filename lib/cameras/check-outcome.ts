@@ -1,6 +1,8 @@
 // What a finished tamper check of a camera changes, in the transaction that records its outcome:
-// the check joins the camera's history, the alarm state moves with hysteresis, a probability of 0
-// renews the slot's reference from the clip, and a change of state becomes an event. A check of
+// the check joins the camera's history, the alarm state moves with hysteresis (at the camera's
+// sensitivity and delays), a probability of 0 renews the slot's reference from the clip, and a
+// change of state becomes an event, unless it is an alarm while the camera is disarmed: that one
+// is held back until the camera is armed (alarm-workflow.ts). A check of
 // the camera's own stream also records its capture: its picture, a reference learned from it, and
 // failures to read the stream, which make the camera `offline` after OFFLINE_AFTER in a row.
 import type { Tx } from '../db/database.js';
@@ -13,7 +15,10 @@ import type { WebhookTargets } from '../webhooks/outbox.js';
 import type { OutboxStore } from '../webhooks/outbox-store.js';
 import type { CameraRecord, CameraState, CheckState, PendingCheck, ReferenceOrigin } from './camera-records.js';
 import type { CameraStore } from './camera-store.js';
+import { isArmed } from './armed.js';
+import { applianceTimeZone, type CameraSettings } from './camera-settings.js';
 import { presentCameraSummary } from './present.js';
+import { TAMPERED_AT } from './sensitivity.js';
 
 /** The stores a check's outcome writes to, in the transaction of the job's outcome. */
 export interface OutcomeStores {
@@ -40,16 +45,34 @@ export interface CheckReport {
   learnedReference?: boolean;
 }
 
-/** At or above this probability a check counts as tampered. */
-export const TAMPERED_AT = 50;
+/** What decides a camera's checks' state: the probability that counts as tampered, and the streaks that turn it. */
+export interface AlarmRule {
+  tamperedAt: number;
+  alarmAfter: number;
+  clearAfter: number;
+}
+
+/** The camera's own rule: its sensitivity, and its delays where it has them, else the appliance's. */
+export function alarmRule(settings: CameraSettings, defaults: { alarmAfter: number; clearAfter: number }): AlarmRule {
+  return {
+    tamperedAt: TAMPERED_AT[settings.sensitivity],
+    alarmAfter: settings.alarmAfter ?? defaults.alarmAfter,
+    clearAfter: settings.clearAfter ?? defaults.clearAfter,
+  };
+}
+
+/** Whether the camera's arming schedule arms it at `at`. */
+export function armedAt(settings: CameraSettings, at: number): boolean {
+  return isArmed(settings.armed, settings.timeZone ?? applianceTimeZone(), at);
+}
 
 /**
- * The checks' state after one more check. A check on the state's own side of 50 resets the
+ * The checks' state after one more check. A check on the state's own side of the line resets the
  * streak; one on the other side adds to it, and the state turns when the streak reaches its
  * threshold.
  */
-export function nextState(state: CheckState, streak: number, probability: number, o: { alarmAfter: number; clearAfter: number }): { state: CheckState; streak: number } {
-  const tampered = probability >= TAMPERED_AT;
+export function nextState(state: CheckState, streak: number, probability: number, o: AlarmRule): { state: CheckState; streak: number } {
+  const tampered = probability >= o.tamperedAt;
   const against = state === 'ok' ? tampered : !tampered;
   if (!against) return { state, streak: 0 };
   const needed = state === 'ok' ? o.alarmAfter : o.clearAfter;
@@ -71,7 +94,7 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     const checks =
       probability === null || !Number.isFinite(probability)
         ? { state: before.checksState, streak: before.streak }
-        : nextState(before.checksState, before.streak, probability, o);
+        : nextState(before.checksState, before.streak, probability, alarmRule(before.settings, o));
     let state: CameraState = before.state === 'offline' ? 'offline' : checks.state;
     let offlineReason = before.offlineReason;
     if (check.capture) {
@@ -84,6 +107,7 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     }
     const changed = state !== before.state;
     const stateSince = changed ? at : before.stateSince;
+    const newAlarm = before.checksState === 'ok' && checks.state === 'tampered';
     const after: CameraRecord = {
       ...before,
       state,
@@ -94,6 +118,10 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
       lastCheckAt: at,
       lastJobId: job.id,
       lastProbability: probability,
+      // a new alarm needs a new acknowledgement; one that comes while disarmed waits to be announced
+      acknowledgement: newAlarm ? null : before.acknowledgement,
+      // (a held alarm whose camera changes state while armed is announced with that change)
+      alarmHeld: checks.state === 'tampered' && (newAlarm || before.alarmHeld) && !(changed && armedAt(before.settings, at)),
     };
     await cameras.update(tx, after);
     const latenessMs = check.capture ? Math.max(0, check.capturedAt - check.capture.dueAt) : null;
@@ -172,8 +200,12 @@ export async function leaveOffline(o: OutcomeStores & { targets: WebhookTargets 
   await announceChange(o, tx, before, after, { at, jobId: null, reason: 'source_removed', callbackUrl: null });
 }
 
-/** A change of a camera's state: kept in its state changes, and a `camera.state_changed` event. */
-async function announceChange(
+/**
+ * A change of a camera's state: kept in its state changes, and a `camera.state_changed` event;
+ * but an alarm held back while the camera is disarmed, or its end before it was announced, is
+ * no event.
+ */
+export async function announceChange(
   o: OutcomeStores & { targets: WebhookTargets },
   tx: Tx,
   before: CameraRecord,
@@ -181,15 +213,29 @@ async function announceChange(
   c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null },
 ): Promise<void> {
   await o.cameras.recordStateChange(tx, after.id, { from: before.state, to: after.state, at: c.at, jobId: c.jobId, reason: c.reason });
+  const heldBack = (after.state === 'tampered' && after.alarmHeld) || (before.state === 'tampered' && before.alarmHeld && after.state === 'ok');
+  if (heldBack) return;
+  await enqueueStateChanged(o, tx, before.state, after, c);
+}
+
+/** The `camera.state_changed` event of a change to `after` (from `previous`), now or when a held alarm is announced. */
+export async function enqueueStateChanged(
+  o: OutcomeStores & { targets: WebhookTargets },
+  tx: Tx,
+  previous: CameraRecord['state'],
+  after: CameraRecord,
+  c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null; announcedAt?: number },
+): Promise<void> {
   const body = {
     status: 'success',
     event: 'camera.state_changed',
     camera: presentCameraSummary(after),
-    previous_state: before.state,
+    previous_state: previous,
     state: after.state,
     changed_at: httpDate(c.at),
     job_id: c.jobId,
     ...(c.reason ? { reason: c.reason } : {}),
+    ...(c.announcedAt !== undefined ? { announced_at: httpDate(c.announcedAt) } : {}),
   };
-  await o.outbox.enqueue(tx, o.targets, { type: 'camera.state_changed', body, callbackUrl: c.callbackUrl }, c.at);
+  await o.outbox.enqueue(tx, o.targets, { type: 'camera.state_changed', body, callbackUrl: c.callbackUrl }, c.announcedAt ?? c.at);
 }

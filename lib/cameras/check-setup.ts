@@ -11,6 +11,7 @@ import { httpDate } from '../dates.js';
 import type { CameraStore } from './camera-store.js';
 import type { PendingCheck, ReferenceRecord } from './camera-records.js';
 import { presentReference } from './present.js';
+import type { IgnoreArea } from './camera-settings.js';
 import { newReferenceFile, referencePath } from './reference-files.js';
 import { minuteOfDay, slotOf } from './time-of-day.js';
 
@@ -47,6 +48,9 @@ export interface CheckReference {
   refreshPath?: string;
   /** Where the worker writes the clip's quietest frame as the camera's first reference. */
   learnPath?: string;
+  /** The camera's settings that the analysis applies, when they differ from the defaults. */
+  ignoreAreas?: IgnoreArea[];
+  darkIsTamper?: false;
 }
 
 export interface CameraCheck {
@@ -103,6 +107,9 @@ export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): P
       throw new CheckRefused('no_reference', `camera "${r.camera}" has no reference yet: send an "image" with this check, or PUT /cameras/${r.camera}/reference`);
     }
   }
+  const settings = (await cameras.get(r.camera))?.settings;
+  if (settings && settings.ignoreAreas.length > 0) reference.ignoreAreas = settings.ignoreAreas;
+  if (settings && !settings.darkIsTamper) reference.darkIsTamper = false;
   return {
     reference,
     taskFields,

@@ -15,6 +15,9 @@ export function presentCameraSummary(c: CameraRecord): Record<string, unknown> {
       ? { job_id: c.lastJobId, probability: c.lastProbability, finish_time: httpDate(c.lastCheckAt ?? c.stateSince) }
       : null,
     reference_count: c.referenceCount,
+    acknowledgement: c.acknowledgement
+      ? { acknowledged_by: c.acknowledgement.by, acknowledged_at: httpDate(c.acknowledgement.at), comment: c.acknowledgement.comment }
+      : null,
   };
 }
 

@@ -88,6 +88,25 @@ export const camerasSchema: SchemaModule = {
        ALTER TABLE camera_pending_checks ADD COLUMN due_at ${d.bigint};
        ALTER TABLE camera_pending_checks ADD COLUMN capture_file TEXT;`,
     ),
+    // Settings per camera (only those that differ from the defaults, as JSON), the operator's
+    // acknowledgement of its alarm, an alarm held back while the camera is disarmed, and the
+    // camera's history of settings, acknowledgements and resets.
+    ddl(
+      (d) => `ALTER TABLE cameras ADD COLUMN settings TEXT;
+       ALTER TABLE cameras ADD COLUMN acknowledged_at ${d.bigint};
+       ALTER TABLE cameras ADD COLUMN acknowledged_by TEXT;
+       ALTER TABLE cameras ADD COLUMN acknowledge_comment TEXT;
+       ALTER TABLE cameras ADD COLUMN alarm_held INTEGER NOT NULL DEFAULT 0;
+       CREATE TABLE camera_history (
+         seq ${d.serial},
+         camera TEXT NOT NULL,
+         at ${d.bigint} NOT NULL,
+         kind TEXT NOT NULL,
+         actor TEXT,
+         detail TEXT
+       );
+       CREATE INDEX camera_history_by_camera ON camera_history (camera, seq);`,
+    ),
   ],
 };
 

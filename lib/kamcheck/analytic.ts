@@ -25,6 +25,10 @@ export interface ClipCheckInput {
   learnPath?: string;
   /** A stream check: the clip's last frame is written here (JPEG), the camera's latest picture. */
   picturePath?: string;
+  /** The camera's areas to ignore (its settings): polygons of [x, y] fractions of the picture. */
+  ignoreAreas?: [number, number][][];
+  /** False: the camera does not count a picture too dark to judge as tampering. */
+  darkIsTamper?: boolean;
   captureFailure?: undefined;
 }
 
@@ -44,6 +48,12 @@ export const kamcheckAnalytic: Analytic<KamcheckInput> = {
       ...readFields(raw, { videoPath: 'string', videoName: 'string', imageName: 'string' }),
       ...readOptionalFields(raw, { imagePath: 'string', callbackUrl: 'string', refreshPath: 'string', learnPath: 'string', picturePath: 'string' }),
     };
+    const extra = raw as { ignoreAreas?: unknown; darkIsTamper?: unknown };
+    if (extra.ignoreAreas !== undefined) input.ignoreAreas = readAreas(extra.ignoreAreas);
+    if (extra.darkIsTamper !== undefined) {
+      if (typeof extra.darkIsTamper !== 'boolean') throw new InvalidJobInputError(`the job input's "darkIsTamper" is not true or false`);
+      input.darkIsTamper = extra.darkIsTamper;
+    }
     if (input.refreshPath === '') throw new InvalidJobInputError(`the job input's "refreshPath" is not a path`);
     if (!input.imagePath && !input.learnPath) throw new InvalidJobInputError(`the job input has neither "imagePath" nor "learnPath"`);
     return input;
@@ -52,3 +62,11 @@ export const kamcheckAnalytic: Analytic<KamcheckInput> = {
   writesResultFiles: false,
   loadRunner: async () => (await import('./job.js')).runKamcheckJob,
 };
+
+function readAreas(raw: unknown): [number, number][][] {
+  const point = (p: unknown) => Array.isArray(p) && p.length === 2 && p.every((v) => typeof v === 'number' && v >= 0 && v <= 1);
+  if (!Array.isArray(raw) || !raw.every((a) => Array.isArray(a) && a.length >= 3 && a.every(point))) {
+    throw new InvalidJobInputError(`the job input's "ignoreAreas" are not polygons of [x, y] points from 0 to 1`);
+  }
+  return raw as [number, number][][];
+}

@@ -19,10 +19,14 @@ export interface LumaStats {
   cdf: Float64Array;
 }
 
-export function lumaStats(gray8: cv.Mat): LumaStats {
-  const hist = cv.calcHist(gray8, [new cv.HistAxes({ channel: 0, bins: 256, ranges: [0, 256] })]);
+/** @param checked the pixels that count (a camera's ignored areas left out); all when absent */
+export function lumaStats(gray8: cv.Mat, checked?: cv.Mat): LumaStats {
+  const axes = [new cv.HistAxes({ channel: 0, bins: 256, ranges: [0, 256] })];
+  const hist = checked ? cv.calcHist(gray8, axes, checked) : cv.calcHist(gray8, axes);
   const counts = hist.getDataAsArray() as unknown as number[][];
-  const total = gray8.rows * gray8.cols;
+  let total = 0;
+  for (let v = 0; v < 256; v++) total += counts[v][0];
+  total = Math.max(total, 1);
   const cdf = new Float64Array(256);
   let acc = 0;
   let sum = 0;

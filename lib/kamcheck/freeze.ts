@@ -32,12 +32,15 @@ export interface FreezeMeasurement {
   medianChanged: number;
 }
 
-export function measureFreeze(frames8: cv.Mat[]): FreezeMeasurement {
+/** @param checked the pixels that count (a camera's ignored areas left out); all when absent */
+export function measureFreeze(frames8: cv.Mat[], checked?: cv.Mat): FreezeMeasurement {
   if (frames8.length < 2) return { stillPairs: 0, medianChanged: 1 };
   const changed: number[] = [];
+  const counted = checked ? Math.max(1, checked.countNonZero()) : frames8[0].rows * frames8[0].cols;
   for (let i = 1; i < frames8.length; i++) {
-    const diff = frames8[i].absdiff(frames8[i - 1]).threshold(FREEZE_PIXEL_DELTA, 255, cv.THRESH_BINARY);
-    changed.push(diff.countNonZero() / (diff.rows * diff.cols));
+    let diff = frames8[i].absdiff(frames8[i - 1]).threshold(FREEZE_PIXEL_DELTA, 255, cv.THRESH_BINARY);
+    if (checked) diff = diff.bitwiseAnd(checked);
+    changed.push(diff.countNonZero() / counted);
   }
   const still = changed.filter((c) => c < FREEZE_PAIR_MAX_CHANGED).length;
   return { stillPairs: still / changed.length, medianChanged: nearestRankQuantile(changed, 0.5) };

@@ -7,15 +7,23 @@ import type { CheckReport } from '../cameras/check-outcome.js';
 
 export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progress) => {
   if (input.captureFailure) throw new AnalyticError(input.captureFailure.code, input.captureFailure.message);
-  const { probability, causes, notJudged, renewedReference, learnedReference } = await runKamcheck(
-    { videoPath: input.videoPath, imagePath: input.imagePath, refreshPath: input.refreshPath, learnPath: input.learnPath, picturePath: input.picturePath },
+  const { probability, causes, notJudged, tooDark, notCounted, renewedReference, learnedReference } = await runKamcheck(
+    {
+      videoPath: input.videoPath,
+      imagePath: input.imagePath,
+      refreshPath: input.refreshPath,
+      learnPath: input.learnPath,
+      picturePath: input.picturePath,
+      ignoreAreas: input.ignoreAreas,
+      darkIsTamper: input.darkIsTamper,
+    },
     progress,
   );
   // The camera's bookkeeping (lib/cameras/check-outcome.ts) records the new reference from this report.
   const report: CheckReport = { ...(renewedReference ? { renewedReference } : {}), ...(learnedReference ? { learnedReference } : {}) };
   return {
     message: `Tampering probability ${probability}%`,
-    result: { probability, causes, not_judged: notJudged },
+    result: { probability, causes, not_judged: notJudged, too_dark: tooDark, not_counted: notCounted },
     report: Object.keys(report).length > 0 ? (report as Record<string, unknown>) : undefined,
   };
 };

@@ -13,6 +13,7 @@ import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
 import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
 import { measureVeil, VeilMeasurement } from './veil.js';
+import type { Ignored } from './ignored.js';
 
 export interface TamperMeasurements {
   shift: CameraShift;
@@ -25,35 +26,38 @@ export interface TamperMeasurements {
   night: NightMeasurement;
 }
 
-export function measureTamper(frames: cv.Mat[], reference: cv.Mat): TamperMeasurements {
+export function measureTamper(frames: cv.Mat[], reference: cv.Mat, ignored: Ignored | null = null): TamperMeasurements {
   if (frames.length === 0) throw new Error('measureTamper needs at least one frame');
   const size: WorkingSize = workingSize(reference.cols, reference.rows);
   // up to 9 frames spread over the clip carry every measurement (converting all 25 frames of a 720p
   // clip to the working size alone takes 40 ms); the freeze check compares these spread frames,
   // which only makes live motion more visible than between neighbouring frames
   const picked = spread(frames);
-  return measureWorking(toWorking(reference, size, false), picked.map((f, k) => toWorking(f, size, readsNoise(k, picked.length))), size);
+  return measureWorking(toWorking(reference, size, false), picked.map((f, k) => toWorking(f, size, readsNoise(k, picked.length))), size, ignored);
 }
 
 /**
  * The measurements from pictures already at the working size: the reference, and the clip's
  * spread frames (spread() of the clip, in order). The worker converts each frame as it decodes it
- * (kamcheck/clip.ts), so that a clip's full-size frames never all live at once.
+ * (kamcheck/clip.ts), so that a clip's full-size frames never all live at once. What happens in
+ * the camera's `ignored` areas counts for no cause: their pixels and cells are left out of every
+ * measurement.
  */
-export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], size: WorkingSize): TamperMeasurements {
+export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], size: WorkingSize, ignored: Ignored | null = null): TamperMeasurements {
   if (working.length === 0) throw new Error('measureWorking needs at least one frame');
   const frames8 = working.map((w) => w.gray);
+  const checked = ignored?.checked;
 
-  const shift = estimateShift(ref.gray, frames8, size);
+  const shift = estimateShift(ref.gray, frames8, size, checked);
   const ref32 = alignReference(ref.gray.convertTo(cv.CV_32F), shift);
   const refColour = alignReference(ref.bgr, shift);
   const frames32 = frames8.map((f) => f.convertTo(cv.CV_32F));
-  const inView = cellsInView(shift, size);
+  const inView = cellsInView(shift, size).map((v, i) => v && !ignored?.cells[i]);
   const mask = measureMask(ref32, frames32, refColour, working.map((w) => w.bgr), inView);
   const veil = measureVeil(mask, inView);
   const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
-  const frameLuma = frames8.map(lumaStats);
-  const exposure = measureExposure(lumaStats(ref.gray), frameLuma);
+  const frameLuma = frames8.map((f) => lumaStats(f, checked));
+  const exposure = measureExposure(lumaStats(ref.gray, checked), frameLuma);
   const night = measureNight(refColour, working, inView, exposure.stops);
   // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
   // energy is taken out of both pictures, and the sharpness is also compared at half the working
@@ -67,6 +71,6 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   }
 
   const black = measureBlack(frameLuma);
-  const freeze = measureFreeze(frames8);
+  const freeze = measureFreeze(frames8, checked);
   return { shift, mask, blur, exposure, freeze, black, veil, night };
 }

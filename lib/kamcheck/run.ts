@@ -7,6 +7,7 @@ import { workingSize } from './cells.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
 import { loadReference } from './reference.js';
 import { quietestFrame, writeReference } from './refresh.js';
+import { ignoredAt, type IgnoreArea } from './ignored.js';
 
 export interface KamcheckRun {
   videoPath: string;
@@ -18,6 +19,10 @@ export interface KamcheckRun {
   learnPath?: string;
   /** Where to write the clip's last frame (JPEG): a camera's latest picture. */
   picturePath?: string;
+  /** The camera's areas to ignore. */
+  ignoreAreas?: IgnoreArea[];
+  /** False: a picture too dark to judge is no tampering (the camera's dark_is_tamper). */
+  darkIsTamper?: boolean;
 }
 
 /** JPEG quality of a camera's latest picture: for the eye, not for measurement. */
@@ -54,7 +59,8 @@ export async function runKamcheck(
     reference = loadReference(input.learnPath!);
   }
   progress(`Analysing ${clip.frameCount} frames`);
-  const result = analyseWorking(reference.working, clip.working, reference.size);
+  const settings = { ignored: ignoredAt(input.ignoreAreas, reference.size), darkIsTamper: input.darkIsTamper ?? true };
+  const result = analyseWorking(reference.working, clip.working, reference.size, settings);
   const renewedReference = !learnedReference && input.refreshPath !== undefined && result.probability === 0;
   if (renewedReference) writeReference(input.refreshPath!, quietest());
   if (input.picturePath !== undefined) writeReference(input.picturePath, clip.full[clip.full.length - 1], PICTURE_JPEG_QUALITY);

@@ -135,6 +135,30 @@ export function notJudged(m: TamperMeasurements): TamperCause[] {
   return m.blur.signal < BLUR_MIN_SIGNAL ? ['blur'] : [];
 }
 
+/** Stops of darkening past which a picture whose focus cannot be judged counts as too dark to judge (a dim night picture keeps its focus judged). */
+export const TOO_DARK_STOPS = -1;
+
+/**
+ * Whether the clip is too dark to judge: black (its brightest 1% under the black cause's centre),
+ * or darkened by more than a stop and too dark for its focus to be judged. A camera that does not
+ * count darkness as tampering (dark_is_tamper) counts no cause then; a dim picture that can still
+ * be judged is judged like any other.
+ */
+export function tooDark(m: TamperMeasurements): boolean {
+  return m.black.brightest <= BLACK_CALIBRATION.centre || (m.blur.signal < BLUR_MIN_SIGNAL && m.exposure.stops < TOO_DARK_STOPS);
+}
+
+const ALL_CAUSES: TamperCause[] = ['blur', 'moved', 'masked', 'exposure', 'frozen', 'black'];
+
+/**
+ * The causes a check does not count: every one, in a picture too dark to judge, for a camera that
+ * does not count darkness as tampering. In the dark the other causes only echo the darkness (no
+ * texture looks covered, no features find no shift, noise-free stillness looks frozen).
+ */
+export function notCounted(m: TamperMeasurements, darkIsTamper: boolean): TamperCause[] {
+  return darkIsTamper || !tooDark(m) ? [] : ALL_CAUSES;
+}
+
 export function scoreCauses(m: TamperMeasurements): TamperCauses {
   const v = causeMeasures(m);
   const unjudged = notJudged(m);
@@ -148,7 +172,7 @@ export function scoreCauses(m: TamperMeasurements): TamperCauses {
   };
 }
 
-/** The strongest cause decides: causes are alternatives, not independent evidence to add up. */
-export function combine(causes: TamperCauses): number {
-  return Math.max(causes.blur, causes.moved, causes.masked, causes.exposure, causes.frozen, causes.black);
+/** The strongest cause decides (of those counted): causes are alternatives, not independent evidence to add up. */
+export function combine(causes: TamperCauses, leftOut: TamperCause[] = []): number {
+  return Math.max(0, ...(Object.keys(causes) as TamperCause[]).filter((k) => !leftOut.includes(k)).map((k) => causes[k]));
 }

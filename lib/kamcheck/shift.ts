@@ -39,8 +39,8 @@ interface Features {
   descriptors: cv.Mat;
 }
 
-function features(gray8: cv.Mat): Features {
-  const keyPoints = ORB.detect(gray8);
+function features(gray8: cv.Mat, checked?: cv.Mat): Features {
+  const keyPoints = checked ? ORB.detect(gray8, checked) : ORB.detect(gray8);
   const descriptors = keyPoints.length > 0 ? ORB.compute(gray8, keyPoints) : new cv.Mat();
   return { keyPoints, descriptors };
 }
@@ -86,10 +86,11 @@ function cornerDisplacement(matrix: number[], size: WorkingSize): number {
   return worst;
 }
 
-export function estimateShift(reference8: cv.Mat, frames8: cv.Mat[], size: WorkingSize): CameraShift {
-  const ref = features(reference8);
+/** @param checked where features may be taken (a camera's ignored areas left out); everywhere when absent */
+export function estimateShift(reference8: cv.Mat, frames8: cv.Mat[], size: WorkingSize, checked?: cv.Mat): CameraShift {
+  const ref = features(reference8, checked);
   const picks = new Set([0, Math.floor((frames8.length - 1) / 2), frames8.length - 1].slice(0, SHIFT_SAMPLE_FRAMES));
-  const fits = [...picks].map((i) => fit(features(frames8[i]), ref)).filter((f) => f !== null);
+  const fits = [...picks].map((i) => fit(features(frames8[i], checked), ref)).filter((f) => f !== null);
   // a majority of the sampled frames must agree that there is a fit at all
   if (fits.length === 0 || fits.length * 2 < picks.size) return { matrix: null, displacement: 0, inliers: 0 };
   // the fit with the median displacement: one frame dominated by a passer-by does not decide

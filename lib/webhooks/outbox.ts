@@ -2,7 +2,7 @@
 // WEBHOOK_URL. The modules that cause them write them into the outbox (OutboxStore.enqueue) in
 // the transaction of their cause; the dispatcher delivers them from there.
 
-export type WebhookEventType = 'job.completed' | 'camera.state_changed';
+export type WebhookEventType = 'job.completed' | 'camera.state_changed' | 'camera.acknowledged';
 
 export interface WebhookEvent {
   type: WebhookEventType;

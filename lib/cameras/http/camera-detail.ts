@@ -4,6 +4,8 @@ import type { Context } from 'koa';
 import { notFound } from '../../http/errors.js';
 import type { SourceRecord } from '../../sources/source-store.js';
 import type { CameraRecord, ReferenceRecord } from '../camera-records.js';
+import { applianceTimeZone } from '../camera-settings.js';
+import { armedAt } from '../check-outcome.js';
 import { nearestInTimeOfDay, newestPerSlot } from '../reference-choice.js';
 import { minuteOfDay } from '../time-of-day.js';
 import type { CameraHttp } from './camera-http.js';
@@ -37,12 +39,26 @@ export function currentReference(refs: ReferenceRecord[], source: SourceRecord |
   return nearestInTimeOfDay(sized.length > 0 ? sized : newest, minuteOfDay(now));
 }
 
+/** History entries the camera's detail shows (GET /cameras/<camera>/history has them all). */
+export const DETAIL_HISTORY = 10;
+
 export type CameraDetail = (deps: CameraHttp, ctx: Context, camera: string) => Promise<Record<string, unknown>>;
 
 export const cameraDetail: CameraDetail = async (deps, ctx, camera) => {
   const record: CameraRecord | null = await deps.cameras.get(camera);
   if (!record) throw notFound(`no camera ${camera}`);
-  const [references, checks, source] = await Promise.all([deps.cameras.references(camera), deps.cameras.checks(camera), deps.sources.get(camera)]);
-  const view = { source, currentReference: currentReference(references, source, Date.now()) };
-  return presentCameraDetail(record, view, references, checks, deps.config.referenceSlotMinutes, pictureLinks(deps, ctx));
+  const [references, checks, source, history] = await Promise.all([
+    deps.cameras.references(camera),
+    deps.cameras.checks(camera),
+    deps.sources.get(camera),
+    deps.cameras.history(camera, DETAIL_HISTORY),
+  ]);
+  const now = Date.now();
+  const view = { source, currentReference: currentReference(references, source, now) };
+  const extras = {
+    defaults: { alarmAfter: deps.config.alarmAfter, clearAfter: deps.config.clearAfter, timeZone: applianceTimeZone() },
+    armedNow: armedAt(record.settings, now),
+    history,
+  };
+  return presentCameraDetail(record, view, references, checks, deps.config.referenceSlotMinutes, pictureLinks(deps, ctx), extras);
 };

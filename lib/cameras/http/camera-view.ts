@@ -3,7 +3,8 @@
 import { httpDate } from '../../dates.js';
 import { redactSourceUrl } from '../../sources/redact.js';
 import type { SourceRecord } from '../../sources/source-store.js';
-import type { CameraRecord, CheckRecord, ReferenceRecord, StateChange } from '../camera-records.js';
+import type { CameraRecord, CheckRecord, HistoryEntry, ReferenceRecord, StateChange } from '../camera-records.js';
+import { presentSettings, type SettingDefaults } from '../camera-settings.js';
 import { presentCameraSummary, presentReference } from '../present.js';
 import { slotLabel } from '../time-of-day.js';
 
@@ -51,6 +52,13 @@ export function presentSource(c: CameraRecord, s: SourceRecord, links: PictureLi
   };
 }
 
+/** What the camera's detail shows beside its records: its settings' defaults, whether it is armed now, its history. */
+export interface CameraDetailExtras {
+  defaults: SettingDefaults;
+  armedNow: boolean;
+  history: HistoryEntry[];
+}
+
 export function presentCameraDetail(
   c: CameraRecord,
   view: CameraView,
@@ -58,12 +66,17 @@ export function presentCameraDetail(
   checks: CheckRecord[],
   slotMinutes: number,
   links: PictureLinks,
+  extras: CameraDetailExtras,
 ): Record<string, unknown> {
   const slots = new Map<number, ReferenceRecord[]>();
   for (const r of references) slots.set(r.slot, [...(slots.get(r.slot) ?? []), r]);
   return {
     ...presentCamera(c, view, links),
     alarm_streak: c.streak,
+    settings: presentSettings(c.settings, extras.defaults),
+    armed_now: extras.armedNow,
+    alarm_held: c.alarmHeld,
+    history: extras.history.map(presentHistoryEntry),
     references: [...slots.entries()]
       .sort(([a], [b]) => a - b)
       .map(([slot, refs]) => ({
@@ -90,6 +103,10 @@ export function presentCameraDetail(
       ...(k.waitMs !== null && k.waitMs !== undefined ? { wait_s: Math.round(k.waitMs) / 1000 } : {}),
     })),
   };
+}
+
+export function presentHistoryEntry(h: HistoryEntry): Record<string, unknown> {
+  return { at: httpDate(h.at), kind: h.kind, by: h.actor, ...h.detail };
 }
 
 export function presentStateChange(s: StateChange): Record<string, unknown> {

@@ -16,6 +16,7 @@ import { checkCameraId, readCapturedAt } from './fields.js';
 import { CAMERAS_PATH, captureId } from './picture-links.js';
 import { storeUploadedReference } from './reference-upload.js';
 import { sourceRoutes } from './source-routes.js';
+import { alarmRoutes } from './alarm-routes.js';
 
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
 
@@ -78,6 +79,7 @@ export function cameraRoutes(router: Router, deps: CameraHttp): void {
   });
 
   sourceRoutes(router, deps);
+  alarmRoutes(router, deps);
 }
 
 async function sendPicture(ctx: Context, file: string, gone: string): Promise<void> {

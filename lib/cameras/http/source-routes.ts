@@ -1,5 +1,5 @@
-// A camera's stream source over the API: PUT /cameras/<camera> sets it (source_url,
-// check_interval_s, enabled), POST /cameras/<camera>/check checks the stream now, and POST
+// A camera's stream source and settings over the API: PUT /cameras/<camera> sets them
+// (source_url, check_interval_s, enabled; the settings of settings-fields.ts), POST /cameras/<camera>/check checks the stream now, and POST
 // /cameras/<camera>/reference/from_capture makes the last capture's picture the reference
 // (re-baselining after a deliberate change of the view).
 import fs from 'node:fs/promises';
@@ -17,17 +17,25 @@ import { minuteOfDay, slotOf } from '../time-of-day.js';
 import type { CameraHttp } from './camera-http.js';
 import { checkCameraId } from './fields.js';
 import { cameraDetail } from './camera-detail.js';
-import { readSourceFields } from './source-fields.js';
+import { readCameraFields } from './source-fields.js';
+import { changeSettings } from '../alarm-workflow.js';
 
 const noSource = (camera: string) => new ApiError(409, 'no_source', `camera "${camera}" has no stream source: set one with PUT /cameras/${camera} {"source_url": ...}`);
 
 export function sourceRoutes(router: Router, deps: CameraHttp): void {
   router.put('/cameras/:camera', settingsBody(), async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
-    const fields = readSourceFields(ctx.state.fields as Record<string, unknown>);
+    const { source: fields, settings } = readCameraFields(ctx.state.fields as Record<string, unknown>);
     const now = Date.now();
-    const url = await changeSource({ ...deps, targets: { webhookUrl: deps.config.webhookUrl } }, camera, fields, now);
-    deps.logger.info({ camera, source_url: url ? redactSourceUrl(url) : null, check_interval_s: fields.intervalS, enabled: fields.enabled }, 'camera source set');
+    const stores = { ...deps, targets: { webhookUrl: deps.config.webhookUrl } };
+    const url = await changeSource(stores, camera, fields, now);
+    if (Object.keys(fields).length > 0) {
+      deps.logger.info({ camera, source_url: url ? redactSourceUrl(url) : null, check_interval_s: fields.intervalS, enabled: fields.enabled }, 'camera source set');
+    }
+    if (Object.keys(settings).length > 0) {
+      const changed = await changeSettings(stores, camera, settings, ctx.state.user ?? null, now);
+      deps.logger.info({ camera, changed: Object.keys(changed) }, 'camera settings set');
+    }
     if (url) void deps.checks.look(); // a new source is checked now, not at the next look
     ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
   });
