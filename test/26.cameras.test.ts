@@ -237,6 +237,7 @@ describeBackends('cameras', function (backend) {
           reference_count: cam.reference_count,
           acknowledgement: null,
           reference_image: listed[0].reference_image,
+          reference_thumbnail: listed[0].reference_thumbnail,
           source: null,
         },
       ]);

@@ -4,12 +4,23 @@
 // schedule that holds an alarm back until it arms, dark_is_tamper; the operator's acknowledgement
 // and reset, with their events.
 import { expect } from 'chai';
-import { api, form, startTestService, type TestService } from '../testkit/service.js';
+import { api, AUTH, fetchChecked, form, startTestService, type TestService } from '../testkit/service.js';
 import { SCREEN_AREA, testMedia, type TestMedia } from '../testkit/media.js';
 import { isArmed } from '../lib/cameras/armed.js';
 import { describeBackends } from './helpers/backends.js';
 import { until } from './helpers/until.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
+
+/** A JPEG's width and height, from its start-of-frame marker. */
+function jpegSize(bytes: Buffer): { width: number; height: number } {
+  for (let i = 2; i < bytes.length - 9; ) {
+    const marker = bytes[i + 1];
+    const length = bytes.readUInt16BE(i + 2);
+    if (marker >= 0xc0 && marker <= 0xc3) return { height: bytes.readUInt16BE(i + 5), width: bytes.readUInt16BE(i + 7) };
+    i += 2 + length;
+  }
+  throw new Error('no start-of-frame marker');
+}
 
 describe('arming schedules', () => {
   // Monday 30 November 2026, 12:00 UTC (13:00 in Berlin)
@@ -276,5 +287,49 @@ describeBackends('camera settings', function (backend) {
     expect(history[0]).to.include({ by: 'tester', comment: 'lens cleaned', previous_state: 'tampered' });
     const changes = (await api(`${svc.url}/cameras/dock/state_changes`)).body.state_changes;
     expect(changes[0]).to.include({ from: 'tampered', to: 'ok', reason: 'reset', job_id: null });
+  });
+
+  it('the list pages, filters, searches and puts unacknowledged alarms first; an unchanged page is a 304; cards get small signed thumbnails', async () => {
+    for (const id of ['a-ok', 'b-acked', 'c-alarm', 'd-ok', 'e-ok']) await putReference(id, id === 'd-ok' ? media.referenceLarge : media.referenceNear);
+    for (const id of ['b-acked', 'c-alarm']) {
+      await put(id, { alarm_after: 1 });
+      await check(id, media.clipCovered);
+    }
+    await post('/cameras/b-acked/acknowledge');
+    const list = (query: string, headers: Record<string, string> = {}) => api(`${svc.url}/cameras${query}`, { headers });
+    const first = await list('?order=attention&per_page=2');
+    expect(first.body.cameras.map((c: any) => c.camera)).to.deep.equal(['c-alarm', 'b-acked']);
+    expect(first.body).to.deep.include({ total: 5, counts: { ok: 3, tampered: 2, offline: 0, unacknowledged: 1 } });
+    expect((await list('?order=attention&per_page=2&page=3')).body.cameras.map((c: any) => c.camera)).to.deep.equal(['e-ok']);
+    expect((await list('?state=unacknowledged')).body.cameras.map((c: any) => c.camera)).to.deep.equal(['c-alarm']);
+    expect((await list('?state=ok&q=D-')).body).to.deep.include({ total: 1 });
+    expect((await list('')).body.cameras.map((c: any) => c.camera)).to.deep.equal(['a-ok', 'b-acked', 'c-alarm', 'd-ok', 'e-ok']);
+    for (const bad of ['?state=broken', '?per_page=0', '?per_page=201', '?page=x', '?order=name']) {
+      const res = await list(bad);
+      expect(res.status, bad).to.equal(400);
+    }
+
+    // a poll of the unchanged page moves no body; a change on it does
+    const etag = first.headers.get('etag')!;
+    expect(etag).to.match(/^"[\w-]+"$/);
+    const same = await fetch(`${svc.url}/cameras?order=attention&per_page=2`, { headers: { authorization: AUTH, 'if-none-match': etag } });
+    expect(same.status).to.equal(304);
+    expect((await same.arrayBuffer()).byteLength).to.equal(0);
+    await check('c-alarm', media.clipCovered);
+    const changed = await list('?order=attention&per_page=2', { 'if-none-match': etag });
+    expect(changed.status).to.equal(200);
+    expect(changed.headers.get('etag')).to.not.equal(etag);
+
+    // the thumbnail of a 640x480 reference: 320 px wide, a fraction of the bytes, signed like the picture
+    const d = (await list('?q=d-ok')).body.cameras[0];
+    const full = await fetchChecked(d.reference_image);
+    const thumb = await fetchChecked(d.reference_thumbnail);
+    expect(thumb.status).to.equal(200);
+    expect(thumb.headers.get('content-type')).to.equal('image/jpeg');
+    expect(jpegSize(thumb.body)).to.deep.equal({ width: 320, height: 240 });
+    expect(thumb.body.length).to.be.below(full.body.length / 4);
+    expect((await fetchChecked(d.reference_thumbnail.replace(/sig=([0-9a-f])/, (_: string, c: string) => `sig=${c === '0' ? '1' : '0'}`))).status).to.equal(401);
+    const again = await fetchChecked(d.reference_thumbnail);
+    expect(again.body.equals(thumb.body)).to.equal(true);
   });
 });

@@ -7,6 +7,7 @@ import type { Duty } from '../duty-runner.js';
 import { newDataFile, sweepUnlisted, type DataFile } from '../data-files.js';
 import type { ReferenceRecord } from './camera-records.js';
 import type { CameraStore } from './camera-store.js';
+import { sweepThumbnails } from './thumbnails.js';
 
 export const REFERENCES_DIR = 'references';
 
@@ -29,13 +30,13 @@ export async function sweepReferenceFiles(dataDir: string, cameras: CameraStore,
   return sweepUnlisted(dataDir, REFERENCES_DIR, await cameras.listedReferenceFiles(), now, graceMs);
 }
 
-/** The cameras' retention: `cameras.reference-files`, at start and hourly. */
+/** The cameras' retention: `cameras.reference-files`, at start and hourly (and the thumbnails of pictures that are gone). */
 export function referenceFilesDuty(dataDir: string, cameras: CameraStore): Duty {
   return {
     name: 'cameras.reference-files',
     intervalMs: REFERENCE_SWEEP_INTERVAL_MS,
     atStart: true,
-    run: async () => ({ removed: await sweepReferenceFiles(dataDir, cameras) }),
+    run: async () => ({ removed: await sweepReferenceFiles(dataDir, cameras), thumbnails: await sweepThumbnails(dataDir) }),
   };
 }
 

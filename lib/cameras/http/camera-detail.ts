@@ -10,7 +10,7 @@ import { nearestInTimeOfDay, newestPerSlot } from '../reference-choice.js';
 import { minuteOfDay } from '../time-of-day.js';
 import type { CameraHttp } from './camera-http.js';
 import { presentCameraDetail, type PictureLinks } from './camera-view.js';
-import { captureId, captureImagePath, captureLinkSubject, LINK_EXPIRY_STEP_S, REFERENCE_LINK_TTL_MS, referenceImagePath, referenceLinkSubject } from './picture-links.js';
+import { captureId, captureImagePath, captureLinkSubject, LINK_EXPIRY_STEP_S, REFERENCE_LINK_TTL_MS, referenceImagePath, referenceLinkSubject, thumbnailPath } from './picture-links.js';
 
 /** Signed links to pictures, valid REFERENCE_LINK_TTL_MS, under PUBLIC_BASE_URL or the request's own base. */
 export function pictureLinks(deps: CameraHttp, ctx: Context): PictureLinks {
@@ -21,6 +21,8 @@ export function pictureLinks(deps: CameraHttp, ctx: Context): PictureLinks {
   return {
     reference: (r) => signed(referenceImagePath(r.camera, r.id), referenceLinkSubject(r.id)),
     capture: (camera, file) => signed(captureImagePath(camera, captureId(file)), captureLinkSubject(captureId(file))),
+    referenceThumbnail: (r) => signed(thumbnailPath(referenceImagePath(r.camera, r.id)), referenceLinkSubject(r.id)),
+    captureThumbnail: (camera, file) => signed(thumbnailPath(captureImagePath(camera, captureId(file))), captureLinkSubject(captureId(file))),
   };
 }
 

@@ -12,6 +12,8 @@ import { slotLabel } from '../time-of-day.js';
 export interface PictureLinks {
   reference(r: ReferenceRecord): string;
   capture(camera: string, file: string): string;
+  referenceThumbnail(r: ReferenceRecord): string;
+  captureThumbnail(camera: string, file: string): string;
 }
 
 /** What the camera list and the camera show beside the summary. */
@@ -26,12 +28,21 @@ export function presentCamera(c: CameraRecord, view: CameraView, links: PictureL
   return {
     ...presentCameraSummary(c),
     reference_image: view.currentReference ? links.reference(view.currentReference) : null,
+    reference_thumbnail: view.currentReference ? links.referenceThumbnail(view.currentReference) : null,
     source: view.source ? presentSource(c, view.source, links) : null,
   };
 }
 
 export function presentSource(c: CameraRecord, s: SourceRecord, links: PictureLinks): Record<string, unknown> {
-  const picture = s.picture ? { captured_at: httpDate(s.picture.at), width: s.picture.width, height: s.picture.height, image: links.capture(c.id, s.picture.file) } : null;
+  const picture = s.picture
+    ? {
+        captured_at: httpDate(s.picture.at),
+        width: s.picture.width,
+        height: s.picture.height,
+        image: links.capture(c.id, s.picture.file),
+        thumbnail: links.captureThumbnail(c.id, s.picture.file),
+      }
+    : null;
   const last = s.lastCapture;
   return {
     url: redactSourceUrl(s.url),

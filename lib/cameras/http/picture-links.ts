@@ -27,10 +27,13 @@ export const captureLinkSubject = (captureId: string) => `capture:${captureId}`;
 /** A capture picture's id: its file's name without the extension. */
 export const captureId = (file: string) => file.slice(file.lastIndexOf('/') + 1).replace(/\.[a-z]+$/, '');
 
-/** A GET of a camera's picture (a reference, its last capture) with a valid, unexpired signature: it needs no credentials. */
+/** The path of a picture's thumbnail: its own path and `/thumbnail` (signed as the picture is). */
+export const thumbnailPath = (picturePath: string) => `${picturePath}/thumbnail`;
+
+/** A GET of a camera's picture (a reference, its last capture) or its thumbnail with a valid, unexpired signature: it needs no credentials. */
 export function signedPictureLink(ctx: Context, links: ResultLinks): boolean {
   if (ctx.method !== 'GET' && ctx.method !== 'HEAD') return false;
-  const m = new RegExp(`^${CAMERAS_PATH}/[^/]+/(references|captures)/([0-9a-f-]{36})$`).exec(ctx.path);
+  const m = new RegExp(`^${CAMERAS_PATH}/[^/]+/(references|captures)/([0-9a-f-]{36})(/thumbnail)?$`).exec(ctx.path);
   if (!m) return false;
   const { expires, sig } = ctx.query;
   if (typeof expires !== 'string' || Number(expires) * 1000 < Date.now()) return false;

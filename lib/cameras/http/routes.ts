@@ -8,10 +8,11 @@ import type { Context } from 'koa';
 import { missingFile, notFound } from '../../http/errors.js';
 import { probeUpload } from '../../http/probe-upload.js';
 import { singleFile, type Upload } from '../../http/upload.js';
-import { referencePath } from '../reference-files.js';
-import { allCurrentReferences, cameraDetail, currentReference, pictureLinks } from './camera-detail.js';
+import { cameraDetail } from './camera-detail.js';
+import { listCameras } from './camera-list.js';
+import { thumbnailOf } from '../thumbnails.js';
 import type { CameraHttp } from './camera-http.js';
-import { presentCamera, presentStateChange } from './camera-view.js';
+import { presentStateChange } from './camera-view.js';
 import { checkCameraId, readCapturedAt } from './fields.js';
 import { CAMERAS_PATH, captureId } from './picture-links.js';
 import { storeUploadedReference } from './reference-upload.js';
@@ -21,18 +22,7 @@ import { alarmRoutes } from './alarm-routes.js';
 const CONTENT_TYPES: Record<string, string> = { jpg: 'image/jpeg', png: 'image/png' };
 
 export function cameraRoutes(router: Router, deps: CameraHttp): void {
-  router.get(CAMERAS_PATH, async (ctx: Context) => {
-    const [cameras, sources, references] = await Promise.all([deps.cameras.list(), deps.sources.all(), allCurrentReferences(deps)]);
-    const links = pictureLinks(deps, ctx);
-    const now = Date.now();
-    ctx.body = {
-      status: 'success',
-      cameras: cameras.map((c) => {
-        const source = sources.get(c.id) ?? null;
-        return presentCamera(c, { source, currentReference: currentReference(references.get(c.id) ?? [], source, now) }, links);
-      }),
-    };
-  });
+  router.get(CAMERAS_PATH, (ctx: Context) => listCameras(deps, ctx));
 
   router.get(`${CAMERAS_PATH}/:camera`, async (ctx: Context) => {
     ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, checkCameraId(ctx.params.camera)) };
@@ -63,20 +53,36 @@ export function cameraRoutes(router: Router, deps: CameraHttp): void {
     ctx.body = { status: 'success', state_changes: (await deps.cameras.stateChanges(camera)).map(presentStateChange) };
   });
 
-  router.get(`${CAMERAS_PATH}/:camera/references/:referenceId`, async (ctx: Context) => {
+  const referenceFile = async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
     const ref = /^[0-9a-f-]{36}$/.test(ctx.params.referenceId) ? await deps.cameras.reference(camera, ctx.params.referenceId) : null;
     if (!ref) throw notFound(`camera ${camera} has no reference ${ctx.params.referenceId}`);
-    await sendPicture(ctx, referencePath(deps.config.dataDir, ref), `the picture of reference ${ref.id} is gone`);
-  });
-
-  router.get(`${CAMERAS_PATH}/:camera/captures/:captureId`, async (ctx: Context) => {
+    return { file: ref.file, gone: `the picture of reference ${ref.id} is gone` };
+  };
+  const captureFile = async (ctx: Context) => {
     const camera = checkCameraId(ctx.params.camera);
     const source = await deps.sources.get(camera);
     // Only the last capture's picture is kept: an older link finds it replaced.
     if (!source?.picture || captureId(source.picture.file) !== ctx.params.captureId) throw notFound(`camera ${camera} has no capture ${String(ctx.params.captureId).slice(0, 40)} (only its last capture's picture is kept)`);
-    await sendPicture(ctx, `${deps.config.dataDir}/${source.picture.file}`, `the picture of capture ${ctx.params.captureId} is gone`);
-  });
+    return { file: source.picture.file, gone: `the picture of capture ${ctx.params.captureId} is gone` };
+  };
+  for (const [path, find] of [
+    [`${CAMERAS_PATH}/:camera/references/:referenceId`, referenceFile],
+    [`${CAMERAS_PATH}/:camera/captures/:captureId`, captureFile],
+  ] as const) {
+    router.get(path, async (ctx: Context) => {
+      const { file, gone } = await find(ctx);
+      await sendPicture(ctx, `${deps.config.dataDir}/${file}`, gone);
+    });
+    router.get(`${path}/thumbnail`, async (ctx: Context) => {
+      const { file, gone } = await find(ctx);
+      const thumbnail = await thumbnailOf(deps.config.dataDir, file).catch((err: NodeJS.ErrnoException) => {
+        if (err.code === 'ENOENT') throw notFound(gone);
+        throw err;
+      });
+      await sendPicture(ctx, thumbnail, gone);
+    });
+  }
 
   sourceRoutes(router, deps);
   alarmRoutes(router, deps);
