@@ -12,6 +12,23 @@ export interface DataFile {
   absolute: string;
 }
 
+/** Small copies of pictures (lib/cameras/thumbnails.ts): DATA_DIR/thumbnails/<the picture's own path>, JPEG. */
+export const THUMBNAILS_DIR = 'thumbnails';
+/** 320 px: sharp on a card's 150-200 CSS px at twice the pixel density. */
+export const THUMBNAIL_WIDTH = 320;
+
+/** The thumbnail of a data file (relative to DATA_DIR, as rows store it), relative to DATA_DIR. */
+export function thumbnailFile(file: string): string {
+  return path.join(THUMBNAILS_DIR, file.replace(/\.[a-z]+$/, '.jpg'));
+}
+
+/** The thumbnail of a data file given by its absolute path `<DATA_DIR>/<folder>/<2 hex>/<name>`: where a worker, which knows only that path, writes it. */
+export function thumbnailBeside(absolute: string): string {
+  const parts = absolute.split(path.sep);
+  const dataDir = parts.slice(0, -3).join(path.sep);
+  return path.join(dataDir, thumbnailFile(parts.slice(-3).join(path.sep)));
+}
+
 /** A new file's place in `folder`; its shard folder is created unless whoever writes the file creates it. */
 export function newDataFile(dataDir: string, folder: string, ext: string, createFolder: boolean): DataFile {
   const id = randomUUID();

@@ -50,7 +50,8 @@ function headers(method: string, extra: Record<string, string> = {}): Record<str
 async function request<T>(method: string, path: string, body?: BodyInit, extra?: Record<string, string>): Promise<T> {
   let res: Response;
   try {
-    res = await fetch(path, { method, headers: headers(method, extra), body, credentials: 'same-origin', cache: 'no-store' });
+    // a read is revalidated each time (an unchanged list answers 304 to its ETag); nothing else is stored
+    res = await fetch(path, { method, headers: headers(method, extra), body, credentials: 'same-origin', cache: method === 'GET' ? 'no-cache' : 'no-store' });
   } catch {
     throw new ApiError(0, 'network', 'The appliance cannot be reached. Check the network; the page tries again by itself.');
   }
@@ -61,6 +62,7 @@ export const apiGet = <T>(path: string) => request<T>('GET', path);
 export const apiDelete = <T>(path: string) => request<T>('DELETE', path);
 export const apiPutJson = <T>(path: string, body: unknown) => request<T>('PUT', path, JSON.stringify(body), { 'content-type': 'application/json' });
 export const apiPost = <T>(path: string, body?: FormData) => request<T>('POST', path, body);
+export const apiPostJson = <T>(path: string, body: unknown) => request<T>('POST', path, JSON.stringify(body), { 'content-type': 'application/json' });
 
 /** The session of this browser, if signed in (after a reload too: the cookie stays). */
 export async function loadSession(): Promise<Session | null> {

@@ -23,6 +23,12 @@ export function ago(httpDate: string | null | undefined, now = Date.now()): stri
   return `${Math.floor(h / 24)} days ago`;
 }
 
+/** "3 min", "2 h 5 min", "4 days": how long since an HTTP date. */
+export function standing(httpDate: string | null | undefined, now = Date.now()): string {
+  const a = ago(httpDate, now);
+  return a === 'just now' ? 'under a minute' : a.replace(/ ago$/, '');
+}
+
 /** Seconds as `m:ss.s` (or `h:mm:ss`). */
 export function clock(seconds: number): string {
   const s = Math.max(0, seconds);

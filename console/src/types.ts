@@ -20,7 +20,7 @@ export interface CameraSource {
   next_check_at: string | null;
   last_capture: LastCapture | null;
   /** The last frame of the last good capture (it stays when a later capture fails). */
-  picture?: { captured_at: string; width: number; height: number; image: string } | null;
+  picture?: { captured_at: string; width: number; height: number; image: string; thumbnail?: string } | null;
   offline_reason: string | null;
 }
 
@@ -33,6 +33,8 @@ export interface CameraSummary {
   /** While offline: why the stream cannot be read (a SourceFailureReason). */
   offline_reason?: string | null;
   reference_image?: string | null;
+  /** A small copy of reference_image, for lists. */
+  reference_thumbnail?: string | null;
   source?: CameraSource | null;
   /** The operator's acknowledgement of the standing alarm; null when there is none. */
   acknowledgement?: Acknowledgement | null;

@@ -1,19 +1,18 @@
-// Small pictures for the camera cards: a reference or capture picture scaled to THUMBNAIL_WIDTH
-// by ffmpeg (a child process, as every decode of the service's is), made on first request and
+// Small pictures for the camera cards: a reference or capture picture scaled to THUMBNAIL_WIDTH,
 // kept in DATA_DIR/thumbnails/ under the original's own relative path. A 640x480 reference of
-// 150 KB gives a thumbnail of about 8 KB, so a page of cards costs kilobytes, not megabytes.
-// The originals never change (a new reference or capture is a new file); a thumbnail whose
-// original is gone goes with the hourly sweep (reference-files.ts).
+// 150 KB gives a thumbnail of about 10 KB, so a page of cards costs kilobytes, not megabytes. The
+// worker writes one with every picture it writes (a capture, a renewed or learned reference:
+// kamcheck/refresh.ts); for a picture set over HTTP, or one of an earlier release, ffmpeg (a child
+// process, as every decode of the service's is) makes it on first request. The originals never
+// change (a new reference or capture is a new file); a thumbnail whose original is gone goes
+// with the hourly sweep (reference-files.ts).
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { THUMBNAIL_WIDTH, THUMBNAILS_DIR, thumbnailFile } from '../data-files.js';
 
 const run = promisify(execFile);
-
-export const THUMBNAILS_DIR = 'thumbnails';
-/** 320 px: sharp on a card's 150-200 CSS px at twice the pixel density. */
-export const THUMBNAIL_WIDTH = 320;
 /** ffmpeg's JPEG quality scale (2 best, 31 worst): 5 keeps edges crisp at a tenth of the bytes. */
 const THUMBNAIL_QUALITY = 5;
 
@@ -22,7 +21,7 @@ const making = new Map<string, Promise<string>>();
 
 /** The absolute path of the thumbnail of `file` (relative to DATA_DIR), made when missing; rejects with ENOENT when the original is gone. */
 export function thumbnailOf(dataDir: string, file: string): Promise<string> {
-  const target = path.join(dataDir, THUMBNAILS_DIR, file.replace(/\.[a-z]+$/, '.jpg'));
+  const target = path.join(dataDir, thumbnailFile(file));
   if (fs.existsSync(target)) return Promise.resolve(target);
   let pending = making.get(target);
   if (!pending) {

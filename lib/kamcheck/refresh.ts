@@ -4,6 +4,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import cv from '../video/opencv.js';
+import { THUMBNAIL_WIDTH, thumbnailBeside } from '../data-files.js';
 
 /** JPEG quality of a refreshed reference: 95 keeps the fine texture the blur measurement compares. */
 export const REFRESH_JPEG_QUALITY = 95;
@@ -52,6 +53,25 @@ export function perPixelMedian(gray: cv.Mat[]): cv.Mat {
  * reader (another check of the same camera) sees the old picture or the new one, never half of one.
  */
 export function writeReference(file: string, frame: cv.Mat, quality = REFRESH_JPEG_QUALITY): void {
+  writeJpeg(file, frame, quality);
+}
+
+/**
+ * writeReference for a camera's picture (a reference or a capture, a data file of
+ * `<DATA_DIR>/<folder>/<2 hex>/<name>`), with the small copy the camera list shows: made here from
+ * the frame in memory, it costs 1-2 ms.
+ */
+export function writeCameraPicture(file: string, frame: cv.Mat, quality = REFRESH_JPEG_QUALITY): void {
+  writeJpeg(file, frame, quality);
+  const small = frame.cols > THUMBNAIL_WIDTH ? frame.resize(Math.round((frame.rows * THUMBNAIL_WIDTH) / frame.cols / 2) * 2, THUMBNAIL_WIDTH, 0, 0, cv.INTER_AREA) : frame;
+  writeJpeg(thumbnailBeside(file), small, THUMBNAIL_JPEG_QUALITY);
+}
+
+/** JPEG quality of thumbnails: for a card's small picture. */
+const THUMBNAIL_JPEG_QUALITY = 80;
+
+/** Written aside and renamed: a reader sees a whole file or none. */
+function writeJpeg(file: string, frame: cv.Mat, quality: number): void {
   const tmp = `${file}.tmp`;
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });

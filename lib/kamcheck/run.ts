@@ -6,7 +6,7 @@ import { readWorkingClip } from './clip.js';
 import { workingSize } from './cells.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
 import { loadReference } from './reference.js';
-import { quietestFrame, writeReference } from './refresh.js';
+import { quietestFrame, writeCameraPicture } from './refresh.js';
 import { ignoredAt, type IgnoreArea } from './ignored.js';
 
 export interface KamcheckRun {
@@ -55,15 +55,15 @@ export async function runKamcheck(
   const quietest = () => clip.full[quietestFrame(clip.working.map((w) => w.gray))];
   const learnedReference = reference === null;
   if (!reference) {
-    writeReference(input.learnPath!, quietest());
+    writeCameraPicture(input.learnPath!, quietest());
     reference = loadReference(input.learnPath!);
   }
   progress(`Analysing ${clip.frameCount} frames`);
   const settings = { ignored: ignoredAt(input.ignoreAreas, reference.size), darkIsTamper: input.darkIsTamper ?? true };
   const result = analyseWorking(reference.working, clip.working, reference.size, settings);
   const renewedReference = !learnedReference && input.refreshPath !== undefined && result.probability === 0;
-  if (renewedReference) writeReference(input.refreshPath!, quietest());
-  if (input.picturePath !== undefined) writeReference(input.picturePath, clip.full[clip.full.length - 1], PICTURE_JPEG_QUALITY);
+  if (renewedReference) writeCameraPicture(input.refreshPath!, quietest());
+  if (input.picturePath !== undefined) writeCameraPicture(input.picturePath, clip.full[clip.full.length - 1], PICTURE_JPEG_QUALITY);
   for (const frame of clip.full) frame.release();
   progress(`Tampering probability ${result.probability}%`);
   return { ...result, renewedReference, learnedReference };

@@ -4,13 +4,16 @@ import { reasonText, when } from '../format.js';
 import type { CameraSource } from '../types.js';
 import { Picture } from './picture.js';
 
-export function LastCapturePicture({ camera, source, link = false }: { camera: string; source: CameraSource; link?: boolean }) {
+/** `small`: the capture's thumbnail, loaded when near the view (a card of the camera list). */
+export function LastCapturePicture({ camera, source, link = false, small = false }: { camera: string; source: CameraSource; link?: boolean; small?: boolean }) {
   const last = source.last_capture;
-  const image = (last?.outcome === 'ok' ? last.image : null) ?? source.picture?.image ?? null;
+  const full = (last?.outcome === 'ok' ? last.image : null) ?? source.picture?.image ?? null;
+  // the thumbnail is of source.picture: the last good capture's (last.image is the same picture when it has one)
+  const image = small && full ? (source.picture?.thumbnail ?? full) : full;
   let caption = 'No capture yet';
   if (last?.outcome === 'ok') caption = `Last capture ${when(last.at)}`;
   else if (last) caption = `Capture failed ${when(last.at)}: ${reasonText(last.reason)}${source.picture ? ` (picture of ${when(source.picture.captured_at)})` : ''}`;
-  return <Picture src={image} alt={`Last capture of ${camera}`} caption={caption} href={link ? (image ?? undefined) : undefined} />;
+  return <Picture src={image} alt={`Last capture of ${camera}`} caption={caption} href={link ? (full ?? undefined) : undefined} lazy={small} />;
 }
 
 /** Why a camera is offline, from the camera or its source. */

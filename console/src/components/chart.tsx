@@ -1,5 +1,5 @@
 // The probability of a camera's last checks over time: a line of points on 0-100 with the alarm
-// line at 50, each point coloured by the state the camera was in after it; failed checks are
+// line at the camera's sensitivity (50 by default), each point coloured by the state the camera was in after it; failed checks are
 // marked on the time axis. Plain SVG: nothing to load, prints and scales.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { CameraCheck } from '../types.js';
@@ -10,9 +10,9 @@ const H = 220;
 const TICK_SPACING = 120;
 const PAD = { left: 44, right: 16, top: 14, bottom: 34 };
 /** Where a camera's alarm starts counting (ALARM_AFTER checks at or above it). */
-const ALARM_LINE = 50;
 
-export function ProbabilityChart({ checks }: { checks: CameraCheck[] }) {
+/** `alarmLine`: the probability at which the camera's checks count as tampered. */
+export function ProbabilityChart({ checks, alarmLine = 50 }: { checks: CameraCheck[]; alarmLine?: number }) {
   // Drawn at the width it is shown at, so that its text keeps its size.
   const box = useRef<HTMLElement>(null);
   const [W, setWidth] = useState(720);
@@ -46,14 +46,15 @@ export function ProbabilityChart({ checks }: { checks: CameraCheck[] }) {
       <svg viewBox={`0 0 ${W} ${H}`} width={W} height={H} role="img" aria-label={summary}>
         {[0, 25, 50, 75, 100].map((p) => (
           <g key={p}>
-            <line class={p === ALARM_LINE ? 'grid alarm' : 'grid'} x1={PAD.left} x2={W - PAD.right} y1={y(p)} y2={y(p)} />
+            <line class="grid" x1={PAD.left} x2={W - PAD.right} y1={y(p)} y2={y(p)} />
             <text class="axis" x={PAD.left - 8} y={y(p) + 4} text-anchor="end">
               {p}%
             </text>
           </g>
         ))}
-        <text class="axis alarm-label" x={W - PAD.right} y={y(ALARM_LINE) - 6} text-anchor="end">
-          alarm line
+        <line class="grid alarm" x1={PAD.left} x2={W - PAD.right} y1={y(alarmLine)} y2={y(alarmLine)} />
+        <text class="axis alarm-label" x={W - PAD.right} y={y(alarmLine) - 6} text-anchor="end">
+          alarm line ({alarmLine}%)
         </text>
         {line && <path class="series" d={line} />}
         {points.map((p) =>

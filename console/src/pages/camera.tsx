@@ -1,6 +1,8 @@
-// One camera: its pictures, the probability of its last checks as a chart, its state changes,
-// its references per time-of-day slot, and what an operator does to it: a new reference from a
-// file, delete; with a stream source also check now, re-baseline and the source's settings.
+// One camera: its pictures, its alarm (armed or not, acknowledge, reset after repair) and the
+// history of what operators did, the probability of its last checks as a chart, its state changes,
+// its settings and ignore areas, its references per time-of-day slot, and what an operator does to
+// it: a new reference from a file, delete; with a stream source also check now, re-baseline and the
+// source's settings.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiDelete, apiGet, apiPost, upload } from '../api.js';
 import { ProbabilityChart } from '../components/chart.js';
@@ -13,6 +15,8 @@ import { setFlash } from '../flash.js';
 import { usePoll } from '../poll.js';
 import { href } from '../route.js';
 import type { CameraDetail, StateChange } from '../types.js';
+import { AlarmCard, CameraHistory } from './camera-alarm.js';
+import { CameraSettingsCard, SENSITIVITY } from './camera-settings.js';
 import { SourceSettings } from './camera-source.js';
 import { LiveStatus } from './cameras.js';
 
@@ -115,9 +119,14 @@ export function CameraPage({ id }: { id: string }) {
             </div>
           </section>
 
+          <div class="two-columns alarm-row">
+            <AlarmCard camera={c} onChanged={polled.reload} />
+            <CameraHistory camera={c} />
+          </div>
+
           <section class="card" aria-labelledby="chart-title">
             <h2 id="chart-title">Probability of the last checks</h2>
-            {c.checks.length === 0 ? <p class="muted">No check yet: the chart starts with the first.</p> : <ProbabilityChart checks={c.checks} />}
+            {c.checks.length === 0 ? <p class="muted">No check yet: the chart starts with the first.</p> : <ProbabilityChart checks={c.checks} alarmLine={SENSITIVITY[c.settings.sensitivity].line} />}
           </section>
 
           <div class="two-columns">
@@ -158,6 +167,8 @@ export function CameraPage({ id }: { id: string }) {
           </div>
 
           {c.source !== undefined && <SourceSettings camera={c} onChanged={polled.reload} />}
+
+          <CameraSettingsCard camera={c} onChanged={polled.reload} />
 
           <section class="card" aria-labelledby="refs-title">
             <h2 id="refs-title">References per time of day</h2>

@@ -1,6 +1,7 @@
 // An uploaded picture becoming a camera's reference: only JPEG and PNG (what a VMS snapshot is,
 // and what the reference's link serves), moved into the references folder under a new name.
 import fs from 'node:fs/promises';
+import { thumbnailOf } from '../thumbnails.js';
 import { unsupportedMedia } from '../../http/errors.js';
 import type { UploadedFile } from '../../http/upload.js';
 import type { MediaInfo } from '../../video/probe.js';
@@ -52,6 +53,8 @@ export async function storeUploadedReference(dataDir: string, cameras: CameraSto
     await discardReference(dataDir, ref);
     throw err;
   }
+  // the camera list's small copy, made now rather than when an operator first opens the list
+  void thumbnailOf(dataDir, ref.file).catch(() => {}); // made on request instead
   return ref;
 }
 

@@ -12,6 +12,7 @@ import { acceptedTask } from '../../jobs/http/accept-job.js';
 import { presentTask } from '../../jobs/http/task-view.js';
 import { redactSourceUrl } from '../../sources/redact.js';
 import { changeSource } from '../source-settings.js';
+import { thumbnailFile } from '../../data-files.js';
 import { newReferenceFile } from '../reference-files.js';
 import { minuteOfDay, slotOf } from '../time-of-day.js';
 import type { CameraHttp } from './camera-http.js';
@@ -63,6 +64,10 @@ export function sourceRoutes(router: Router, deps: CameraHttp): void {
       if (err.code === 'ENOENT') throw new ApiError(409, 'no_capture', `the picture of camera "${camera}"'s last capture is gone`);
       throw err;
     });
+    // the capture's small copy is the reference's too (made on request when the worker wrote none)
+    const thumbnail = path.join(deps.config.dataDir, thumbnailFile(target.file));
+    await fs.mkdir(path.dirname(thumbnail), { recursive: true });
+    await fs.copyFile(path.join(deps.config.dataDir, thumbnailFile(picture.file)), thumbnail).catch(() => {});
     const slotMinutes = deps.config.referenceSlotMinutes;
     try {
       await deps.cameras.addReference({
