@@ -4,10 +4,10 @@
 // schedule that holds an alarm back until it arms, dark_is_tamper; the operator's acknowledgement
 // and reset, with their events.
 import { expect } from 'chai';
-import { api, AUTH, fetchChecked, form, startTestService, type TestService } from '../testkit/service.js';
+import { api, AUTH, fetchChecked, form, PASSWORD, removeTempDir, spawnService, startTestService, tempDataDir, USER, type ServiceProcess, type TestService } from '../testkit/service.js';
 import { SCREEN_AREA, testMedia, type TestMedia } from '../testkit/media.js';
 import { isArmed } from '../lib/cameras/armed.js';
-import { describeBackends } from './helpers/backends.js';
+import { describeBackends, newDatabaseUrl } from './helpers/backends.js';
 import { until } from './helpers/until.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
 
@@ -331,5 +331,42 @@ describeBackends('camera settings', function (backend) {
     expect((await fetchChecked(d.reference_thumbnail.replace(/sig=([0-9a-f])/, (_: string, c: string) => `sig=${c === '0' ? '1' : '0'}`))).status).to.equal(401);
     const again = await fetchChecked(d.reference_thumbnail);
     expect(again.body.equals(thumb.body)).to.equal(true);
+  });
+});
+
+describe('camera settings across nodes', function () {
+  this.timeout(120_000);
+  let media: TestMedia;
+  let dataDir: string;
+  const procs: ServiceProcess[] = [];
+
+  before(async () => {
+    media = testMedia();
+    dataDir = tempDataDir();
+    const env = { DATABASE_URL: await newDatabaseUrl(), DATA_DIR: dataDir, AUTH_CREDENTIALS: `${USER}:${PASSWORD}`, WORKERS: '1', KAMCHECK_WAIT_MS: '30000' };
+    for (const id of ['node-a', 'node-b']) procs.push(await spawnService({ ...env, NODE_ID: id }));
+  });
+  after(async () => {
+    for (const p of procs) p.child.kill('SIGTERM');
+    await Promise.all(procs.map((p) => p.exited));
+    if (dataDir) removeTempDir(dataDir);
+  });
+
+  it('settings set on one node apply to the next check on another', async () => {
+    const [a, b] = procs.map((p) => p.url);
+    expect((await api(`${a}/cameras/lobby/reference`, { method: 'PUT', body: form({ image: media.referenceScreen }) })).status).to.equal(200);
+    const set = await api(`${a}/cameras/lobby`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ alarm_after: 1, ignore_areas: [SCREEN_AREA] }),
+    });
+    expect(set.status).to.equal(200);
+    expect((await api(`${b}/cameras/lobby`)).body.camera.settings).to.deep.include({ alarm_after: 1, ignore_areas: [SCREEN_AREA] });
+    const ignored = await api(`${b}/kamcheck`, { method: 'POST', body: form({ video: media.clipScreen }, { camera: 'lobby' }) });
+    expect(ignored.body.task.probability, JSON.stringify(ignored.body)).to.be.below(50);
+    const covered = await api(`${b}/kamcheck`, { method: 'POST', body: form({ video: media.clipScreenCovered }, { camera: 'lobby' }) });
+    expect(covered.body.task.probability).to.be.at.least(50);
+    // one tampered check is the alarm: node b counted with node a's alarm_after
+    expect((await api(`${a}/cameras/lobby`)).body.camera.state).to.equal('tampered');
   });
 });
