@@ -3,6 +3,8 @@
 // each does to real checks: an ignored screen, a mask over the rest, alarm_after, an arming
 // schedule that holds an alarm back until it arms, dark_is_tamper; the operator's acknowledgement
 // and reset, with their events.
+import fs from 'node:fs';
+import path from 'node:path';
 import { expect } from 'chai';
 import { api, AUTH, fetchChecked, form, PASSWORD, removeTempDir, spawnService, startTestService, tempDataDir, USER, type ServiceProcess, type TestService } from '../testkit/service.js';
 import { SCREEN_AREA, testMedia, type TestMedia } from '../testkit/media.js';
@@ -331,6 +333,13 @@ describeBackends('camera settings', function (backend) {
     expect((await fetchChecked(d.reference_thumbnail.replace(/sig=([0-9a-f])/, (_: string, c: string) => `sig=${c === '0' ? '1' : '0'}`))).status).to.equal(401);
     const again = await fetchChecked(d.reference_thumbnail);
     expect(again.body.equals(thumb.body)).to.equal(true);
+
+    // pictures without thumbnails (of a release before them) get theirs from the duty, not on a first view
+    const thumbnails = path.join(svc.dataDir, 'thumbnails');
+    fs.rmSync(thumbnails, { recursive: true, force: true });
+    await svc.service.duties.run('cameras.thumbnails');
+    const made = fs.readdirSync(thumbnails, { recursive: true }).filter((f) => String(f).endsWith('.jpg'));
+    expect(made).to.have.length(5);
   });
 });
 

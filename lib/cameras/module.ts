@@ -14,7 +14,7 @@ import type { SourceStore } from '../sources/source-store.js';
 import { CameraStore } from './camera-store.js';
 import type { CameraHttp } from './http/camera-http.js';
 import { cameraRoutes } from './http/routes.js';
-import { referenceFilesDuty } from './reference-files.js';
+import { referenceFilesDuty, thumbnailsDuty } from './reference-files.js';
 import { camerasSchema } from './schema.js';
 
 export const camerasModule = {
@@ -23,6 +23,7 @@ export const camerasModule = {
   routes: (deps: Omit<CameraHttp, 'upload'>): ModuleRoutes => (router, http) => cameraRoutes(router, { ...deps, upload: http.upload }),
   duties: (dataDir: string, cameras: CameraStore, o: { sources: SourceStore; outbox: OutboxStore; targets: WebhookTargets }) => [
     referenceFilesDuty(dataDir, cameras),
+    thumbnailsDuty(dataDir, cameras, o.sources),
     heldAlarmsDuty({ cameras, ...o }),
   ],
 } satisfies ServiceModule;

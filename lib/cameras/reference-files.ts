@@ -7,7 +7,8 @@ import type { Duty } from '../duty-runner.js';
 import { newDataFile, sweepUnlisted, type DataFile } from '../data-files.js';
 import type { ReferenceRecord } from './camera-records.js';
 import type { CameraStore } from './camera-store.js';
-import { sweepThumbnails } from './thumbnails.js';
+import { makeMissingThumbnails, sweepThumbnails, THUMBNAILS_INTERVAL_MS } from './thumbnails.js';
+import type { SourceStore } from '../sources/source-store.js';
 
 export const REFERENCES_DIR = 'references';
 
@@ -37,6 +38,23 @@ export function referenceFilesDuty(dataDir: string, cameras: CameraStore): Duty 
     intervalMs: REFERENCE_SWEEP_INTERVAL_MS,
     atStart: true,
     run: async () => ({ removed: await sweepReferenceFiles(dataDir, cameras), thumbnails: await sweepThumbnails(dataDir) }),
+  };
+}
+
+/** `cameras.thumbnails`: the missing thumbnails of the pictures the camera list shows, at start and every 5 minutes. */
+export function thumbnailsDuty(dataDir: string, cameras: CameraStore, sources: SourceStore): Duty {
+  return {
+    name: 'cameras.thumbnails',
+    intervalMs: THUMBNAILS_INTERVAL_MS,
+    atStart: true,
+    run: async () => {
+      const [references, all] = await Promise.all([cameras.references(null), sources.all()]);
+      // newest first within each camera's slot (CameraStore.references)
+      const seen = new Set<string>();
+      const newest = references.filter((r) => !seen.has(`${r.camera}\n${r.slot}`) && seen.add(`${r.camera}\n${r.slot}`));
+      const pictures = [...newest.map((r) => r.file), ...[...all.values()].flatMap((s) => (s.picture ? [s.picture.file] : []))];
+      return { made: await makeMissingThumbnails(dataDir, pictures) };
+    },
   };
 }
 

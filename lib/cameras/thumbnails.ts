@@ -71,3 +71,25 @@ export async function sweepThumbnails(dataDir: string, now = Date.now(), graceMs
   }
   return removed;
 }
+
+/** Thumbnails one run of the duty makes at most: 300 x ~150 ms of one core. */
+export const THUMBNAILS_PER_RUN = 300;
+export const THUMBNAILS_INTERVAL_MS = 5 * 60 * 1000;
+
+/**
+ * Makes the missing thumbnails of the pictures the camera list shows (every camera's newest
+ * references and last capture), one at a time, at most THUMBNAILS_PER_RUN: after an upgrade the
+ * pictures of the release before get theirs within minutes, not on an operator's first view.
+ */
+export async function makeMissingThumbnails(dataDir: string, pictures: string[], limit = THUMBNAILS_PER_RUN): Promise<number> {
+  let made = 0;
+  for (const file of pictures) {
+    if (made >= limit) break;
+    if (fs.existsSync(path.join(dataDir, thumbnailFile(file)))) continue;
+    await thumbnailOf(dataDir, file).then(
+      () => made++,
+      () => {}, // a picture removed meanwhile; a bad one is tried again on request
+    );
+  }
+  return made;
+}

@@ -47,6 +47,11 @@ export function KamcheckResult({ task: t }: { task: KamcheckTask }) {
         <>
           <h2>Causes</h2>
           <CauseBars causes={t.causes} notJudged={t.not_judged} />
+          {t.not_counted && t.not_counted.length > 0 && (
+            <p class="muted">
+              The picture is too dark to judge and its camera does not count darkness as tampering: no cause counts, the probability is 0.
+            </p>
+          )}
         </>
       )}
       <dl class="facts">
