@@ -6,8 +6,10 @@
 // Generates the bench set first when its manifest is missing. Prints, per tamper kind, the
 // detection rate at probability >= 50; per benign kind the false-alarm rate; the ROC AUC of the
 // probability; and per resolution the analysis time (p50/p95), decode + analysis, and their ratio
-// to plain decoding of the same clip and reference. --measures also prints the distribution of
-// each raw cause measurement per kind (what the scorer's calibration constants were set from).
+// to plain decoding of the same clip and reference. Then, per camera sensitivity level, the share
+// of benign and tamper cases at or above the level's threshold, over all cases and per kind.
+// --measures also prints the distribution of each raw cause measurement per kind (what the
+// scorer's calibration constants were set from).
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
@@ -18,6 +20,7 @@ import { quantile } from '../lib/stats.js';
 import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS } from '../testkit/kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
 import { SET_SEEDS } from '../testkit/kamcheck-fixtures/cases.js';
+import { SENSITIVITIES, TAMPERED_AT } from '../lib/cameras/sensitivity.js';
 
 export interface CaseOutcome {
   fixture: FixtureCase;
@@ -136,6 +139,34 @@ export function formatMeasures(outcomes: CaseOutcome[]): string {
   return lines.join('\n');
 }
 
+/**
+ * Per sensitivity level, the share of cases at or above its threshold: benign (false alarms) and
+ * tamper (detections) over all cases, with the kind that fares worst, then per kind. A level only
+ * moves the threshold, so the same outcomes answer for every level.
+ */
+export function formatSensitivities(outcomes: CaseOutcome[]): string {
+  const pct = (v: number) => `${(100 * v).toFixed(1)}%`.padStart(7);
+  const kinds = [...TAMPER_KINDS, ...BENIGN_KINDS].filter((k) => outcomes.some((o) => o.fixture.kind === k));
+  const ofKind = (k: string) => outcomes.filter((o) => o.fixture.kind === k);
+  const share = (os: CaseOutcome[], at: number) => os.filter((o) => o.probability >= at).length / Math.max(1, os.length);
+  // Over all cases of a label, and its worst kind: most alarms for benign, fewest for tamper.
+  const overall = (label: 'tamper' | 'benign', at: number) => {
+    const rates = kinds.filter((k) => ofKind(k)[0].fixture.label === label).map((k) => ({ k, r: share(ofKind(k), at) }));
+    if (rates.length === 0) return '      -'.padEnd(43);
+    const worst = rates.reduce((w, x) => ((label === 'benign' ? x.r > w.r : x.r < w.r) ? x : w));
+    return `${pct(share(outcomes.filter((o) => o.fixture.label === label), at))}  (${worst.k} ${pct(worst.r).trim()})`.padEnd(43);
+  };
+  const lines = ['Sensitivity levels', 'level    alarm at p>=  false alarm (worst benign kind)             detected (weakest tamper kind)'];
+  for (const s of SENSITIVITIES) lines.push(`${s.padEnd(8)} ${String(TAMPERED_AT[s]).padStart(12)}  ${overall('benign', TAMPERED_AT[s])} ${overall('tamper', TAMPERED_AT[s])}`.trimEnd());
+  lines.push('');
+  lines.push(`kind                           n  ${SENSITIVITIES.map((s) => `${s} ${TAMPERED_AT[s]}`.padStart(10)).join('')}   (share at p >= level)`);
+  for (const k of kinds) {
+    const os = ofKind(k);
+    lines.push(`${`${os[0].fixture.label === 'benign' ? 'benign: ' : ''}${k}`.padEnd(28)} ${String(os.length).padStart(3)}  ${SENSITIVITIES.map((s) => pct(share(os, TAMPERED_AT[s])).padStart(10)).join('')}`);
+  }
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const seedAt = args.indexOf('--seed');
@@ -162,6 +193,7 @@ async function main(): Promise<void> {
   });
   if (args.includes('--measures')) console.log(formatMeasures(outcomes) + '\n');
   console.log(formatSummary(summarise(outcomes)));
+  console.log('\n' + formatSensitivities(outcomes));
 }
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {

@@ -10,4 +10,4 @@ export type Sensitivity = (typeof SENSITIVITIES)[number];
 export const DEFAULT_SENSITIVITY: Sensitivity = 'medium';
 
 /** At or above this probability a check counts as tampered, per level. */
-export const TAMPERED_AT: Record<Sensitivity, number> = { low: 75, medium: 50, high: 30 };
+export const TAMPERED_AT: Record<Sensitivity, number> = { low: 60, medium: 50, high: 35 };

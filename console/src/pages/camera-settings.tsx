@@ -12,9 +12,9 @@ import type { ArmedRange, CameraDetail, CameraSettings, IgnoreArea, Sensitivity,
 
 /** Each level's line (openapi: CameraSourceSettings.sensitivity). */
 export const SENSITIVITY: Record<Sensitivity, { label: string; line: number; why: string }> = {
-  low: { label: 'Low', line: 75, why: 'for a busy scene that needs more evidence' },
+  low: { label: 'Low', line: 60, why: 'for a busy scene that needs more evidence' },
   medium: { label: 'Medium', line: 50, why: "the appliance's default" },
-  high: { label: 'High', line: 30, why: 'for a quiet scene, to catch subtle tampering' },
+  high: { label: 'High', line: 35, why: 'for a quiet scene, to catch subtle tampering' },
 };
 /** The API's range of alarm_after and clear_after. */
 const MIN_CHECKS = 1;
