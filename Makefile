@@ -43,8 +43,9 @@ RUN_APT_PACKAGES := libopencv-dev libopencv-contrib-dev pkg-config ffmpeg g++ ma
 # python3-gi, gir1.2-gst-rtsp-server-1.0 and GStreamer's good and bad plugins (which bring the base
 # ones): the RTSP test cameras (testkit/rtsp/serve.py; good: multifilesrc, rtph264pay, rtpbin;
 # bad: tsdemux, h264parse; base: the app sinks of rtsp-server's TCP transport).
+# mosquitto: the MQTT broker the tests of the MQTT output start (testkit/mosquitto.ts).
 TEST_APT_PACKAGES := opencv-doc opencv-data python3-requests postgresql chromium \
-  python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad
+  python3-gi gir1.2-gst-rtsp-server-1.0 gstreamer1.0-plugins-good gstreamer1.0-plugins-bad mosquitto
 TS_SOURCES := $(shell find lib testkit scripts test -name '*.ts' 2>/dev/null) tsconfig.json
 CONSOLE_SOURCES := $(shell find console -type f 2>/dev/null)
 KAMCHECK_FIXTURES := test/fixtures/generated/kamcheck

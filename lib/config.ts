@@ -102,6 +102,11 @@ export interface Config {
   /** How long after its event a delivery is tried before it is given up, ms. @defaultValue 24 h (`WEBHOOK_RETRY_HOURS`, in hours) */
   webhookRetryMs: number;
   /**
+   * The MQTT broker that gets every event and each camera's retained state (lib/mqtt/); null sends
+   * none. `mqtt://` or `mqtts://`, credentials in it or in MQTT_USERNAME / MQTT_PASSWORD. (`MQTT_URL`)
+   */
+  mqtt: MqttSettings | null;
+  /**
    * What runs the face log's nets (BlazeFace, the face descriptor, the gender net): `onnxruntime`
    * or `opencv` (OpenCV DNN), the same networks and the same faces either way. Workers read it
    * from the environment they inherit.
@@ -163,6 +168,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 600_000),
     webhookBackoffMs: integer(env, 'WEBHOOK_BACKOFF_MS', 5000, 10, 3_600_000),
     webhookRetryMs: Math.round(number(env, 'WEBHOOK_RETRY_HOURS', 24, 0.0001, 24 * 30) * 3_600_000),
+    mqtt: env.MQTT_URL ? mqttSettings(env) : null,
     faceDetectorRuntime: faceDetectorRuntime(env),
   };
 }
@@ -262,6 +268,34 @@ function baseUrl(raw: string): string {
     throw new ConfigError('PUBLIC_BASE_URL', 'expected an http:// or https:// URL');
   }
   return url.toString().replace(/\/+$/, '');
+}
+
+export interface MqttSettings {
+  /** The broker's URL without its credentials: what the log may show. */
+  url: string;
+  username: string | null;
+  password: string | null;
+  /** Every topic is under it. @defaultValue vaa (`MQTT_TOPIC_PREFIX`) */
+  topicPrefix: string;
+}
+
+function mqttSettings(env: NodeJS.ProcessEnv): MqttSettings {
+  let url: URL;
+  try {
+    url = new URL(env.MQTT_URL!);
+  } catch {
+    throw new ConfigError('MQTT_URL', 'not a URL'); // the value may hold a password: not shown
+  }
+  if (url.protocol !== 'mqtt:' && url.protocol !== 'mqtts:') throw new ConfigError('MQTT_URL', `only mqtt:// and mqtts:// are allowed, not ${url.protocol}`);
+  const username = env.MQTT_USERNAME || decodeURIComponent(url.username) || null;
+  const password = env.MQTT_PASSWORD || decodeURIComponent(url.password) || null;
+  url.username = '';
+  url.password = '';
+  const topicPrefix = env.MQTT_TOPIC_PREFIX ?? 'vaa';
+  if (!/^[^#+\u0000]{1,100}$/.test(topicPrefix) || topicPrefix.startsWith('/') || topicPrefix.endsWith('/')) {
+    throw new ConfigError('MQTT_TOPIC_PREFIX', 'must be 1-100 characters without +, # or a leading or trailing /');
+  }
+  return { url: url.toString().replace(/\/$/, ''), username, password, topicPrefix };
 }
 
 function httpUrl(value: string, variable: string): string {

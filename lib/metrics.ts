@@ -28,6 +28,8 @@ export interface MetricsSources {
   webhooksPending(): Promise<number>;
   /** Cameras on record by alarm state, on every node sharing the database. */
   cameraStates(): Promise<{ state: string; count: number }[]>;
+  /** With MQTT_URL: whether this node's broker connection is up, and the events waiting for the broker. */
+  mqtt?: { connected(): boolean; pending(): Promise<number> } | null;
   /** The periodic duties' names: their counters are reported even at 0. */
   duties: string[];
 }
@@ -185,6 +187,26 @@ export class ServiceMetrics {
         if (pending !== null) this.set(pending);
       },
     });
+    if (sources.mqtt) {
+      const mqtt = sources.mqtt;
+      new Gauge({
+        name: 'vaa_mqtt_connected',
+        help: "1 while this node's connection to the MQTT broker (MQTT_URL) is up",
+        registers,
+        collect() {
+          this.set(mqtt.connected() ? 1 : 0);
+        },
+      });
+      new Gauge({
+        name: 'vaa_mqtt_pending',
+        help: 'Events waiting to be published on the MQTT broker, on every node sharing the database',
+        registers,
+        async collect() {
+          const pending = await mqtt.pending().catch(() => null);
+          if (pending !== null) this.set(pending);
+        },
+      });
+    }
     new Gauge({
       name: 'vaa_cameras',
       help: 'Cameras on record by state (ok, tampered, offline)',

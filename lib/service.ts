@@ -50,6 +50,9 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookFinishHook } from './webhooks/job-events.js';
 import { webhooksModule } from './webhooks/module.js';
 import type { OutboxStore } from './webhooks/outbox-store.js';
+import { eventTargets, MQTT_RECEIVER } from './webhooks/outbox.js';
+import { MqttOutput, mqttStatesDuty } from './mqtt/mqtt-output.js';
+import { presentCameraSummary } from './cameras/present.js';
 import { resolveWebhookSecret, type WebhookSecret } from './webhooks/secret.js';
 
 /**
@@ -174,12 +177,31 @@ export async function startService(config: Config, logger: Logger, options: Serv
   // Other nodes may be writing results now; their leftovers go with the retention sweep.
   if (!db.shared) removePartialResults(resultsDir);
 
+  const mqttStatus = config.mqtt ? { connected: () => mqttOutput?.connected ?? false, pending: () => outbox.pendingCount(MQTT_RECEIVER) } : null;
+  // After each (re)connection the events that waited for the broker are due at once.
+  const mqttOutput = config.mqtt
+    ? new MqttOutput({
+        settings: config.mqtt,
+        nodeId,
+        cameras: {
+          all: async () => (await cameras.list()).map((c) => ({ camera: c.id, state: presentCameraSummary(c) })),
+          one: async (id) => {
+            const c = await cameras.get(id);
+            return c ? presentCameraSummary(c) : null;
+          },
+        },
+        logger,
+        timeoutMs: config.webhookTimeoutMs,
+        onConnected: () => void outbox.dueNow(MQTT_RECEIVER).then(() => webhooks.nudge(), () => webhooks.nudge()),
+      })
+    : null;
   const duties = [
     ...jobsModule.duties({ store: jobs, recordRetentionMs: config.recordRetentionDays * 24 * 60 * 60 * 1000, resultsDir, resultTtlMs, logger, now, reclaimSpace: () => db.reclaimSpace() }),
     ...sourcesModule.duties(config.dataDir, sources),
-    ...camerasModule.duties(config.dataDir, cameras, { sources, outbox, targets: { webhookUrl: config.webhookUrl } }),
+    ...camerasModule.duties(config.dataDir, cameras, { sources, outbox, targets: eventTargets(config) }),
     ...webhooksModule.duties(outbox),
     ...sessionsModule.duties(sessionStore),
+    ...(mqttOutput ? [mqttStatesDuty(mqttOutput)] : []),
   ];
   const pool = new WorkerPool({ size: config.workers, logger });
   pool.start();
@@ -196,6 +218,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     workerPids: () => pool.pids,
     freeDiskBytes: () => storage.freeBytes(),
     webhooksPending: () => outbox.pendingCount(),
+    mqtt: mqttStatus,
     cameraStates: () => cameras.stateCounts(),
     duties: duties.map((d) => d.name),
   });
@@ -248,7 +271,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     sessionsModule.routes(sessions, logger),
     camerasModule.routes({ cameras, sources, outbox, jobs, queue, checks, links, logger, config }),
     jobsModule.routes({ jobs, now, resultsDir, resultTtlMs }),
-    (router) => healthRoutes(router, { db, queue, pool, storage, config, logger, nodeId }),
+    (router) => healthRoutes(router, { db, queue, pool, storage, config, logger, nodeId, mqtt: mqttStatus }),
     (router) => metricsRoutes(router, metrics),
     (router) => openApiRoutes(router),
   ];
@@ -285,7 +308,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   const presenters = new Map(servedAnalytics.map((s) => [s.analytic.name, s.presentAt]));
   const taskView = (job: JobRecord) => presenters.get(job.analytic)?.(job, { links, resultTtlMs }, webhookBase) ?? presentTask(job);
   const onFinishError = (err: unknown, job: JobRecord) => logger.error({ err, job_id: job.id }, 'recording what follows from the job outcome failed; undone');
-  const targets = { webhookUrl: config.webhookUrl };
+  const targets = eventTargets(config);
   jobs.onFinish(webhookFinishHook(outbox, targets, taskView), onFinishError);
   jobs.onFinish(
     cameraFinishHook({
@@ -302,6 +325,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   );
   jobs.onPurge((tx, ids) => cameras.forgetChecksOfJobs(tx, ids));
   const webhooks = new WebhookDispatcher({
+    mqtt: mqttOutput,
     outbox,
     shared: db.shared,
     subscribe: (listener) => jobs.subscribe(listener),
@@ -327,6 +351,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeIdleConnections();
       await Promise.all([queue.stop(graceMs), webhooks.stop(graceMs)]);
+      await mqttOutput?.stop();
       await pool.stop();
       // Runs cut short by the stop go back to the queue (for another node, or this one's next start).
       await queue.settled(graceMs);

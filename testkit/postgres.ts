@@ -9,9 +9,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './free-port.js';
 
 /** Debian installs each major version's server binaries in /usr/lib/postgresql/<major>/bin. */
 const PG_LIB = '/usr/lib/postgresql';
@@ -155,18 +155,6 @@ function serverAccount(): Account | null {
   return { uid: Number(entry[2]), gid: Number(entry[3]) };
 }
 
-/** A port that was free a moment ago on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 class CommandError extends Error {
   constructor(

@@ -13,7 +13,8 @@ import type { Duty } from '../duty-runner.js';
 import type { StoreEvent } from '../jobs/store.js';
 import type { WebhookDeliveryOutcome } from '../metrics.js';
 import { nextAttemptAt, type RetryPolicy } from './backoff.js';
-import { attemptDelivery } from './deliver.js';
+import { attemptDelivery, type AttemptResult } from './deliver.js';
+import { MQTT_RECEIVER } from './outbox.js';
 import type { Delivery, OutboxStore } from './outbox-store.js';
 
 export interface DispatcherOptions {
@@ -34,6 +35,8 @@ export interface DispatcherOptions {
   metrics?: { observeWebhookDelivery(eventType: string, outcome: WebhookDeliveryOutcome, seconds: number): void };
   /** How often due deliveries are looked for without a wake-up. @defaultValue 1000 */
   pollMs?: number;
+  /** Publishes the deliveries of the receiver `mqtt:` (lib/mqtt/); absent without MQTT_URL. */
+  mqtt?: { deliver(d: Delivery): Promise<AttemptResult> } | null;
 }
 
 /** Receivers served at once by one node (one delivery each): a slow receiver does not hold up the others. */
@@ -155,7 +158,7 @@ export class WebhookDispatcher {
     const leaseEnds = Date.now() + this.leaseMs;
     // A monotonic clock with sub-millisecond steps: a delivery on the same host takes less than one.
     const started = performance.now();
-    const result = await attemptDelivery(d, { secret, timeoutMs, signal: this.abandon.signal });
+    const result = d.url === MQTT_RECEIVER ? await this.publish(d) : await attemptDelivery(d, { secret, timeoutMs, signal: this.abandon.signal });
     const seconds = (performance.now() - started) / 1000;
     if (result.ok) {
       await this.whileUnavailable(() => outbox.markDelivered(d, result.status!), leaseEnds, logger);
@@ -176,6 +179,16 @@ export class WebhookDispatcher {
       logger.info({ status: result.status, reason: result.error, retry_in_ms: next - now }, 'webhook delivery failed; trying again later');
       this.wakeUpAt(next);
     }
+  }
+
+  private publish(d: Delivery): Promise<AttemptResult> {
+    const mqtt = this.options.mqtt;
+    return mqtt ? mqtt.deliver(d) : Promise.resolve({ ok: false, status: null, error: 'MQTT_URL is not set on this node' });
+  }
+
+  /** Looks for due deliveries now (a receiver is back). */
+  nudge(): void {
+    this.pump();
   }
 
   /**
@@ -213,6 +226,7 @@ export class WebhookDispatcher {
 
 /** The receiver's origin and path for the log: a query may carry a client's token. */
 function receiverName(url: string): string {
+  if (url === MQTT_RECEIVER) return 'the MQTT broker';
   try {
     const u = new URL(url);
     return `${u.origin}${u.pathname}`;

@@ -1,4 +1,4 @@
-// `job.completed`: sent when a job's outcome is recorded, success or failure, to WEBHOOK_URL and
+// `job.completed`: sent when a job's outcome is recorded, success or failure, to WEBHOOK_URL (and the MQTT broker) and
 // to the job's own `callback_url`. Its body is the envelope GET /<analytic>/<job_id> answers for
 // the finished job, so a receiver needs no second request and parses one format.
 import type { JobRecord } from '../jobs/job-record.js';
@@ -22,7 +22,7 @@ export function jobCompletedEvent(job: JobRecord, view: TaskView): WebhookEvent 
 /** Enqueues the job's `job.completed` in the transaction of its outcome; nothing without a receiver. */
 export function webhookFinishHook(outbox: OutboxStore, targets: WebhookTargets, view: TaskView): FinishHook {
   return async (tx, job) => {
-    if (!targets.webhookUrl && !jobCallbackUrl(job)) return;
+    if (!targets.webhookUrl && !targets.mqtt && !jobCallbackUrl(job)) return;
     await outbox.enqueue(tx, targets, jobCompletedEvent(job, view), job.finishedAt ?? Date.now());
   };
 }

@@ -12,7 +12,7 @@
 // changed before its UPDATE applies, and the count no longer matches); the other claims nothing.
 import { randomUUID } from 'node:crypto';
 import type { Database, Tx } from '../db/database.js';
-import type { WebhookEvent, WebhookEventType, WebhookTargets } from './outbox.js';
+import { MQTT_RECEIVER, type WebhookEvent, type WebhookEventType, type WebhookTargets } from './outbox.js';
 
 export interface Delivery {
   seq: number;
@@ -49,12 +49,12 @@ export class OutboxStore {
   constructor(private readonly db: Database) {}
 
   /**
-   * One outbox row per receiver (WEBHOOK_URL and the job's callback_url), with one event id: a
+   * One outbox row per receiver (WEBHOOK_URL, the job's callback_url, the MQTT broker), with one event id: a
    * receiver de-duplicates by it. Written in `tx`, the transaction of the event's cause, so an
    * event exists exactly when its cause does. Nothing is written when there is no receiver.
    */
   async enqueue(tx: Tx, targets: WebhookTargets, event: WebhookEvent, at: number): Promise<number> {
-    const urls = [...new Set([targets.webhookUrl, event.callbackUrl].filter((u): u is string => !!u))];
+    const urls = [...new Set([targets.webhookUrl, event.callbackUrl, targets.mqtt ? MQTT_RECEIVER : null].filter((u): u is string => !!u))];
     if (urls.length === 0) return 0;
     const eventId = randomUUID();
     const body = JSON.stringify(event.body);
@@ -153,10 +153,19 @@ export class OutboxStore {
   }
 
   /** Events not yet delivered nor given up, on every node (metrics). */
-  async pendingCount(): Promise<number> {
+  /** Events waiting, for every receiver or for one. */
+  async pendingCount(receiver?: string): Promise<number> {
     // Counted through the partial index of pending rows (webhook_outbox_due): delivered ones are not read.
-    const row = await this.db.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_outbox WHERE ${PENDING}`);
+    const row =
+      receiver === undefined
+        ? await this.db.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_outbox WHERE ${PENDING}`)
+        : await this.db.sql.get<{ n: number }>(`SELECT COUNT(*) AS n FROM webhook_outbox WHERE ${PENDING} AND url = ?`, receiver);
     return row?.n ?? 0;
+  }
+
+  /** A receiver that is back (the MQTT broker reconnected): its waiting events are due now, not at their backoff. */
+  async dueNow(receiver: string, now = Date.now()): Promise<void> {
+    await this.db.sql.run(`UPDATE webhook_outbox SET next_attempt_at = ? WHERE ${PENDING} AND url = ? AND next_attempt_at > ?`, now, receiver, now);
   }
 
   /** Deletes rows delivered or given up before `before`: their receivers have them or never will. */

@@ -4,6 +4,9 @@
 
 export type WebhookEventType = 'job.completed' | 'camera.state_changed' | 'camera.acknowledged';
 
+/** The outbox's receiver that stands for the MQTT broker (lib/mqtt/): its events are published, not POSTed. */
+export const MQTT_RECEIVER = 'mqtt:';
+
 export interface WebhookEvent {
   type: WebhookEventType;
   /** The JSON body, sent as it is. */
@@ -15,4 +18,11 @@ export interface WebhookEvent {
 export interface WebhookTargets {
   /** WEBHOOK_URL: every event goes there. */
   webhookUrl: string | null;
+  /** MQTT_URL is set: every event is published there too. */
+  mqtt?: boolean;
+}
+
+/** Where the service's events go, from its settings. */
+export function eventTargets(config: { webhookUrl: string | null; mqtt: unknown }): WebhookTargets {
+  return { webhookUrl: config.webhookUrl, mqtt: config.mqtt !== null };
 }

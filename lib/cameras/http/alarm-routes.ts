@@ -2,6 +2,7 @@
 // `comment`) acknowledges the standing alarm, POST /cameras/<camera>/reset puts the camera back to
 // ok after a repair, GET /cameras/<camera>/history lists its settings changes, acknowledgements
 // and resets (alarm-workflow.ts).
+import { eventTargets } from '../../webhooks/outbox.js';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { invalidParameter, notFound } from '../../http/errors.js';
@@ -26,7 +27,7 @@ function readComment(fields: Record<string, unknown>): string | null {
 }
 
 export function alarmRoutes(router: Router, deps: CameraHttp): void {
-  const stores = () => ({ ...deps, targets: { webhookUrl: deps.config.webhookUrl } });
+  const stores = () => ({ ...deps, targets: eventTargets(deps.config) });
   const actor = (ctx: Context) => String(ctx.state.user ?? '');
 
   router.post(`${CAMERAS_PATH}/:camera/acknowledge`, settingsBody(), async (ctx: Context) => {

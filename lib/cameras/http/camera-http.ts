@@ -22,7 +22,7 @@ export interface CameraHttp {
   /** Signs the links of pictures. */
   links: ResultLinks;
   logger: Logger;
-  config: Pick<Config, 'dataDir' | 'referenceSlotMinutes' | 'publicBaseUrl' | 'kamcheckWaitMs' | 'webhookUrl' | 'alarmAfter' | 'clearAfter'>;
+  config: Pick<Config, 'dataDir' | 'referenceSlotMinutes' | 'publicBaseUrl' | 'kamcheckWaitMs' | 'webhookUrl' | 'mqtt' | 'alarmAfter' | 'clearAfter'>;
   /** Parses a multipart upload (lib/http/upload.ts). */
   upload: Middleware;
 }

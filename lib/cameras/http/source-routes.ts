@@ -2,6 +2,7 @@
 // (source_url, check_interval_s, enabled; the settings of settings-fields.ts), POST /cameras/<camera>/check checks the stream now, and POST
 // /cameras/<camera>/reference/from_capture makes the last capture's picture the reference
 // (re-baselining after a deliberate change of the view).
+import { eventTargets } from '../../webhooks/outbox.js';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type Router from '@koa/router';
@@ -28,7 +29,7 @@ export function sourceRoutes(router: Router, deps: CameraHttp): void {
     const camera = checkCameraId(ctx.params.camera);
     const { source: fields, settings } = readCameraFields(ctx.state.fields as Record<string, unknown>);
     const now = Date.now();
-    const stores = { ...deps, targets: { webhookUrl: deps.config.webhookUrl } };
+    const stores = { ...deps, targets: eventTargets(deps.config) };
     const url = await changeSource(stores, camera, fields, now);
     if (Object.keys(fields).length > 0) {
       deps.logger.info({ camera, source_url: url ? redactSourceUrl(url) : null, check_interval_s: fields.intervalS, enabled: fields.enabled }, 'camera source set');

@@ -24,6 +24,8 @@ export interface HealthSources {
   logger: Logger;
   /** This node's name (NODE_ID). */
   nodeId: string;
+  /** With MQTT_URL: the broker connection and the events waiting for it; reported, not judged. */
+  mqtt?: { connected(): boolean; pending(): Promise<number> } | null;
 }
 
 export interface HealthReport {
@@ -42,6 +44,8 @@ export interface HealthReport {
     /** The job that ran out of disk space lately; absent when none did. */
     job_out_of_space?: { job_id: string; at: string };
   };
+  /** With MQTT_URL. */
+  mqtt?: { connected: boolean; pending: number | null };
 }
 
 export function healthRoutes(router: Router, deps: HealthSources): void {
@@ -102,6 +106,7 @@ export async function checkHealth(deps: HealthSources, startedAt: number): Promi
       min_free_bytes: deps.storage.minFreeBytes,
       ...(outOfSpace && { job_out_of_space: { job_id: outOfSpace.jobId, at: new Date(outOfSpace.at).toUTCString() } }),
     },
+    ...(deps.mqtt && { mqtt: { connected: deps.mqtt.connected(), pending: database ? await deps.mqtt.pending().catch(() => null) : null } }),
   };
   return { report, problems };
 }
