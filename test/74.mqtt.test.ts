@@ -102,6 +102,15 @@ describeBackends('MQTT output', function (backend) {
 
     const metrics = (await api(`${svc.url}/metrics`)).body as string;
     expect(metrics).to.include('vaa_mqtt_connected 1').and.include('vaa_mqtt_pending 0');
+
+    // a deleted camera's retained state is cleared: a later newcomer does not see it
+    expect((await api(`${svc.url}/cameras/yard`, { method: 'DELETE' })).status).to.equal(200);
+    await svc.service.duties.run('mqtt.states');
+    await until('the state cleared', () => newcomer.last('cameras/yard/state') === '', 10_000);
+    const later = await listen();
+    await until('the retained states', () => later.last('cameras/gate/state') !== undefined, 10_000);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(later.last('cameras/yard/state')).to.equal(undefined);
   });
 
   it('events raised while the broker is down are published in order once it is back, and the states retained again', async () => {

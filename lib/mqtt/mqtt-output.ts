@@ -5,7 +5,8 @@
 // - `<prefix>/cameras/<camera>/state`: each camera's state as events show it, retained, so a
 //   newcomer sees every camera at once: published as it is when each event of the camera goes out
 //   (its checks, changes of state, acknowledgements), and all of them after every (re)connection
-//   and every 5 minutes (the `mqtt.states` duty: cameras that had no event yet);
+//   and every 5 minutes (the `mqtt.states` duty: cameras that had no event yet; a deleted camera's
+//   retained state is cleared then);
 // - `<prefix>/events`: each event as it happens, JSON with its `type` (job.completed,
 //   camera.state_changed, camera.acknowledged), QoS 1.
 //
@@ -49,6 +50,8 @@ export class MqttOutput {
   private readonly prefix: string;
   private connectedAt: number | null = null;
   private stopping = false;
+  /** Cameras whose state the broker retains (heard on its topic): one no longer on record is cleared. */
+  private readonly retained = new Set<string>();
 
   constructor(private readonly o: MqttOutputOptions) {
     const s = o.settings;
@@ -70,9 +73,15 @@ export class MqttOutput {
     });
     // the broker's URL without credentials only (MqttSettings.url); errors repeat with each retry
     this.client.on('error', (err) => o.logger.debug({ broker: s.url, err: err.message }, 'MQTT broker connection failed'));
+    const statePrefix = `${this.topic('cameras')}/`;
     this.client.on('message', (topic, payload) => {
       // another node's last will: this node is still here
       if (topic === this.topic('available') && payload.toString() === 'offline' && this.client.connected && !this.stopping) void this.announceOnline();
+      if (topic.startsWith(statePrefix) && topic.endsWith('/state')) {
+        const camera = topic.slice(statePrefix.length, -'/state'.length);
+        if (payload.length > 0) this.retained.add(camera);
+        else this.retained.delete(camera);
+      }
     });
   }
 
@@ -90,7 +99,7 @@ export class MqttOutput {
     logger.info({ broker: settings.url }, 'MQTT broker connected');
     try {
       await this.announceOnline();
-      await this.client.subscribeAsync(this.topic('available'), { qos: 1 });
+      await this.client.subscribeAsync([this.topic('available'), this.topic('cameras', '+', 'state')], { qos: 1 });
       await this.publishStates();
     } catch (err) {
       logger.warn({ err: (err as Error).message }, 'MQTT: the retained states were not all published; they are again at the next connection');
@@ -103,6 +112,11 @@ export class MqttOutput {
     if (!this.client.connected) return 0;
     const all = await this.o.cameras.all();
     for (const { camera, state } of all) await this.publishState(camera, state);
+    // a deleted camera's retained state goes (an empty retained message clears it)
+    const onRecord = new Set(all.map((c) => c.camera));
+    for (const camera of [...this.retained]) {
+      if (!onRecord.has(camera)) await this.client.publishAsync(this.topic('cameras', camera, 'state'), '', { qos: 1, retain: true });
+    }
     return all.length;
   }
 
