@@ -89,6 +89,7 @@ describeBackends('job store', function (backend) {
         report: null,
         startedAt: null,
         leaseOwner: null,
+        progress: null,
       });
       expect(await store.get('a')).to.deep.equal(inserted);
       expect(await store.get('b')).to.equal(null);

@@ -22,7 +22,7 @@ import { FIRST_RELEASE_SQLITE, SINGLE_VERSION_RELEASE_POSTGRES, SINGLE_VERSION_R
 
 const silent = pino({ level: 'silent' });
 const LONG_LEASE_MS = 30_000;
-const CURRENT_VERSIONS = { cameras: 4, jobs: 3, sessions: 1, sources: 1, webhooks: 2 };
+const CURRENT_VERSIONS = { cameras: 4, jobs: 4, sessions: 1, sources: 1, webhooks: 2 };
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });
@@ -96,6 +96,7 @@ describeBackends('store migrations', function (backend) {
       report: null,
       startedAt: 1500,
       leaseOwner: 'node-a',
+      progress: null,
     });
     expect((await store.get('failed-1'))!.error).to.deep.equal({ code: 'decode_failed', message: 'no' });
     expect((await store.recent('kamcheck', 10)).map((j) => j.id)).to.deep.equal(['pending-check', 'check-1', 'failed-1']);
@@ -140,7 +141,7 @@ describeBackends('store migrations', function (backend) {
     const db = await openDatabase(where);
     try {
       const err = await rejection(openStores(db));
-      expect(err.message).to.equal(`the database's jobs tables are at version 99, newer than this release knows (3): run the newer release`);
+      expect(err.message).to.equal(`the database's jobs tables are at version 99, newer than this release knows (${CURRENT_VERSIONS.jobs}): run the newer release`);
     } finally {
       await db.close();
     }

@@ -120,6 +120,14 @@ export interface StateChange {
 
 export type Causes = Record<'blur' | 'moved' | 'masked' | 'exposure' | 'frozen' | 'black', number>;
 
+/** How far a running job is (the task's `progress`). */
+export interface JobProgress {
+  frames_done: number;
+  frames_total: number | null;
+  percent: number | null;
+  eta_s: number | null;
+}
+
 export interface TaskBase {
   analytic: string;
   job_id: string;
@@ -129,6 +137,7 @@ export interface TaskBase {
   finish_time?: string;
   success?: boolean;
   error?: { code: string; message: string };
+  progress?: JobProgress;
 }
 
 export interface KamcheckTask extends TaskBase {

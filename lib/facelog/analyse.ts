@@ -2,6 +2,7 @@
 // track -> keep evidence per track -> draw the overlay. Stitching into sightings, gender and the
 // result files come after the last frame (see run.ts). The stages come built (run.ts builds the
 // real ones), so a test can plug a fake into any of them.
+import type { ProgressReporter } from '../jobs/analytic.js';
 import type { FrameSource } from '../video/frame-reader.js';
 import { fpsOrDefault } from '../video/fps.js';
 import type { VideoEncoder } from '../video/video-encoder.js';
@@ -63,7 +64,7 @@ export async function analyseFrames(
   stages: Stages,
   analysers: FaceAnalysers,
   options: AnalyseOptions,
-  progress: (message: string) => void,
+  progress: ProgressReporter,
 ): Promise<FrameLoopResult> {
   const fps = fpsOrDefault(options.fps);
   const detectEvery = options.still ? 1 : Math.max(1, Math.round(fps / DETECTIONS_PER_SECOND));
@@ -151,7 +152,7 @@ export async function analyseFrames(
     const now = Date.now();
     if (now - lastProgress >= 1000) {
       lastProgress = now;
-      progress(options.totalFrames ? `Processing frame ${index} of ${options.totalFrames}` : `Processing frame ${index}`);
+      progress(options.totalFrames ? `Processing frame ${index} of ${options.totalFrames}` : `Processing frame ${index}`, { done: index, total: options.totalFrames || null });
     }
   }
   tracker.finish();

@@ -13,7 +13,7 @@ import { fpsOrDefault } from '../video/fps.js';
 import { DecodeError } from '../video/errors.js';
 import { diskFullError } from '../disk-space.js';
 import { partialResultsDir } from '../jobs/published-results.js';
-import type { StagedResults } from '../jobs/analytic.js';
+import type { ProgressReporter, StagedResults } from '../jobs/analytic.js';
 import { analyseFrames, type Stages } from './analyse.js';
 import type { FaceDetector } from './detect/detector.js';
 import { ScanSchedule } from './detect/scan-schedule.js';
@@ -97,7 +97,7 @@ export interface FaceLogResult {
 
 export async function runFaceLog(
   input: FaceLogInput,
-  progress: (m: string) => void,
+  progress: ProgressReporter,
 ): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number; detectorCost: number; stagedResults: StagedResults }> {
   const models = faceModels();
   // Earlier runs' leftovers go with the whole `.partial` folder once the job is final (service.ts).

@@ -31,7 +31,13 @@ export interface StagedResults {
  * Reports progress for the task's `message`. It throws when the service stops the job (e.g. the
  * disk is full): the analytic lets that error through, cleaning up as for any other error.
  */
-export type ProgressReporter = (message: string) => void;
+export type ProgressReporter = (message: string, frames?: FramesProgress) => void;
+
+/** How far a job is in frames: done so far, and in all (null when the video does not say). */
+export interface FramesProgress {
+  done: number;
+  total: number | null;
+}
 
 /** Runs one job in a worker process; `log` carries the job_id and reaches the service's log. */
 export type AnalyticRunner<Input> = (input: Input, progress: ProgressReporter, log: Logger) => Promise<AnalyticOutcome>;

@@ -31,6 +31,17 @@ export interface JobRecord {
   startedAt: number | null;
   /** The node holding (or last holding) the job's lease. */
   leaseOwner: string | null;
+  /** While it runs: the frames its worker has done and will do in all (null when unknown), and when it said so. */
+  progress: JobProgress | null;
+}
+
+export interface JobProgress {
+  done: number;
+  total: number | null;
+  /** When the worker reported it, ms. */
+  at: number;
+  /** The attempt's first report: the rate is measured from there, after the models have loaded. */
+  from?: { done: number; at: number };
 }
 
 export interface Claim {
@@ -59,6 +70,7 @@ export interface JobRow {
   error: string | null;
   report: string | null;
   lease_owner: string | null;
+  progress?: string | null;
 }
 
 export function jobFromRow(row: JobRow): JobRecord {
@@ -76,5 +88,6 @@ export function jobFromRow(row: JobRow): JobRecord {
     report: row.report ? JSON.parse(row.report) : null,
     startedAt: row.started_at,
     leaseOwner: row.lease_owner,
+    progress: row.progress ? JSON.parse(row.progress) : null,
   };
 }

@@ -226,11 +226,16 @@ export class JobQueue {
         if (full) throw full;
         this.diskWatch?.add(job.id);
       }
+      let firstReport: { done: number; at: number } | null = null;
       const outcome = await pool.run(
         { jobId: job.id, analytic: job.analytic, input: job.input },
         {
           timeoutMs: analytic.timeoutMs(analytic.parseInput(job.input), this.options.config),
-          onProgress: (m) => void store.setMessage(claim, m).catch((err) => logger.warn({ err: (err as Error).message }, 'cannot record the progress of the job')),
+          onProgress: (m, frames) => {
+            // the attempt's first count of frames: the time left is reckoned from there, not from the models' loading
+            if (frames && !firstReport) firstReport = { done: frames.done, at: Date.now() };
+            void store.setMessage(claim, m, frames ? { ...frames, from: firstReport! } : null).catch((err) => logger.warn({ err: (err as Error).message }, 'cannot record the progress of the job'));
+          },
           logger,
         },
       );

@@ -54,5 +54,7 @@ export const jobsSchema: SchemaModule = {
        );
        CREATE INDEX job_idempotency_keys_by_age ON job_idempotency_keys (created_at);`,
     ),
+    // How far a running job is, as its worker counts it (frames done and in all): the task's `progress`.
+    ddl(() => `ALTER TABLE jobs ADD COLUMN progress TEXT;`),
   ],
 };

@@ -7,6 +7,7 @@
 // expiry; the owner renews it while the job runs; a job whose lease ran out is claimable again.
 // Every write about a running job names the attempt it belongs to, and only lands while that
 // attempt still holds the job: a late result of an attempt that lost its lease changes nothing.
+import type { FramesProgress } from './analytic.js';
 import type { Database, Tx } from '../db/database.js';
 import { jobFromRow, type Claim, type JobFailure, type JobRecord, type JobRow, type JobState, type NewJob } from './job-record.js';
 
@@ -169,7 +170,7 @@ export class JobStore {
   async claim(owner: string, leaseMs: number): Promise<JobRecord | null> {
     const d = this.db.dialect;
     const row = await this.db.sql.get<JobRow>(
-      `UPDATE jobs SET state = 'processing', attempts = attempts + 1, message = 'Processing',
+      `UPDATE jobs SET state = 'processing', attempts = attempts + 1, message = 'Processing', progress = NULL,
          lease_owner = ?, lease_until = ${d.nowMs} + ?, started_at = ${d.nowMs}
        WHERE seq = (SELECT seq FROM jobs WHERE ${UNFINISHED}
                       AND (state = 'queued' OR COALESCE(lease_until, 0) < ${d.nowMs})
@@ -187,10 +188,11 @@ export class JobStore {
   }
 
   /** Progress: a message lost in a crash of the database is replaced by the next one, so its commit waits for no disk. */
-  async setMessage(claim: Claim, message: string): Promise<void> {
+  async setMessage(claim: Claim, message: string, frames?: (FramesProgress & { from?: { done: number; at: number } }) | null, at = Date.now()): Promise<void> {
     await this.db.sql.run(
-      `UPDATE jobs SET message = ? WHERE id = ? AND state = 'processing' AND attempts = ? AND ${this.db.dialect.lazyCommit}`,
+      `UPDATE jobs SET message = ?, progress = COALESCE(?, progress) WHERE id = ? AND state = 'processing' AND attempts = ? AND ${this.db.dialect.lazyCommit}`,
       message,
+      frames ? JSON.stringify({ done: frames.done, total: frames.total, at, from: frames.from }) : null,
       claim.id,
       claim.attempt,
     );

@@ -1,5 +1,6 @@
 // A fixed-size pool of analytics worker processes. A worker that crashes or overruns its time
 // limit fails only the job it was running, and is replaced.
+import type { FramesProgress } from './analytic.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +48,7 @@ export interface WorkerPoolOptions {
 
 export interface RunOptions {
   timeoutMs: number;
-  onProgress?: (message: string) => void;
+  onProgress?: (message: string, frames?: FramesProgress) => void;
   /** The job's logger (a child with its job_id); the pool's logger when absent. */
   logger?: Logger;
 }
@@ -195,7 +196,7 @@ export class WorkerPool {
     const task = worker.task;
     if (!task || task.request.jobId !== reply.jobId) return;
     if (reply.type === 'progress') {
-      task.options.onProgress?.(reply.message);
+      task.options.onProgress?.(reply.message, reply.frames);
       return;
     }
     this.release(worker);

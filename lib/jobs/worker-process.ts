@@ -1,5 +1,6 @@
 // An analytics worker: a child process (entry lib/worker.ts) that runs one job at a time for the
 // pool in the main process, talking over the IPC channel. OpenCV lives only here.
+import type { FramesProgress } from './analytic.js';
 import { pino } from 'pino';
 import type { AnalyticRegistry } from './analytic.js';
 import { AnalyticError, describeError } from '../errors.js';
@@ -28,9 +29,9 @@ async function runJob(analytics: AnalyticRegistry, request: WorkerRequest): Prom
   log.debug({ analytic }, 'worker took the job');
   // A cancelled job stops at its next progress report: the analytic's own clean-up runs (the face
   // log kills its encoder and removes its partial results) as for any other error.
-  const progress = (message: string) => {
+  const progress = (message: string, frames?: FramesProgress) => {
     if (job.cancelled) throw job.cancelled;
-    send({ type: 'progress', jobId, message });
+    send({ type: 'progress', jobId, message, ...(frames ? { frames } : {}) });
   };
   try {
     const descriptor = analytics.get(analytic);

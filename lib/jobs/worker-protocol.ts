@@ -1,4 +1,5 @@
 // Messages between the worker pool (main process) and a worker process.
+import type { FramesProgress } from './analytic.js';
 import type { AnalyticOutcome } from './analytic.js';
 
 export interface WorkerRequest {
@@ -24,7 +25,7 @@ export type WorkerReply =
   | { type: 'ready' }
   /** A pino log record of the worker (with its job_id binding); the pool writes it to the service's log. */
   | { type: 'log'; record: Record<string, unknown> }
-  | { type: 'progress'; jobId: string; message: string }
+  | { type: 'progress'; jobId: string; message: string; frames?: FramesProgress }
   | { type: 'done'; jobId: string; outcome: AnalyticOutcome }
   | {
       type: 'failed';

@@ -2,6 +2,7 @@
 // in the video, frames, confidence, gender when classified), a timeline of the sightings along
 // the video; a card or a mark on the timeline seeks the video to the sighting. Links to the XML
 // and every file. A face log of an image shows its results image instead of a video.
+import { JobProgressBar } from '../components/progress.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiGet } from '../api.js';
 import { ErrorNotice, Loading } from '../components/notice.js';
@@ -67,6 +68,7 @@ export function FaceLogReview({ task: t }: { task: FaceLogTask }) {
       <section class="card">
         <TaskStatus complete={false} message={t.message} />
         <p class="message">{t.message}</p>
+        {t.progress && <JobProgressBar progress={t.progress} />}
       </section>
     );
   }

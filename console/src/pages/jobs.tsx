@@ -1,5 +1,6 @@
 // The history of both analytics, newest first, 20 a page (GET /kamcheck/<page>/<per_page> and
 // GET /face_detect/<page>/<per_page>, the face logs' history). Page 1 updates itself.
+import { JobProgressBar } from '../components/progress.js';
 import { apiGet } from '../api.js';
 import { topCause } from '../components/causes.js';
 import { Empty, ErrorNotice, Loading } from '../components/notice.js';
@@ -142,6 +143,7 @@ function FaceLogTable({ tasks }: { tasks: FaceLogTask[] }) {
             </td>
             <td>
               <TaskStatus complete={t.complete} success={t.success} message={t.message} />
+              {t.progress && <JobProgressBar progress={t.progress} compact />}
             </td>
             <td class="ellipsis" title={t.input_video}>
               {t.input_video ?? '—'}
