@@ -1,6 +1,6 @@
 // Small pictures for the camera cards: a reference or capture picture scaled to THUMBNAIL_WIDTH,
 // kept in DATA_DIR/thumbnails/ under the original's own relative path. A 640x480 reference of
-// 150 KB gives a thumbnail of about 10 KB, so a page of cards costs kilobytes, not megabytes. The
+// 150 KB gives a thumbnail of 10-17 KB, so a page of cards costs kilobytes, not megabytes. The
 // worker writes one with every picture it writes (a capture, a renewed or learned reference:
 // kamcheck/refresh.ts); for a picture set over HTTP, or one of an earlier release, ffmpeg (a child
 // process, as every decode of the service's is) makes it on first request. The originals never
@@ -72,7 +72,7 @@ export async function sweepThumbnails(dataDir: string, now = Date.now(), graceMs
   return removed;
 }
 
-/** Thumbnails one run of the duty makes at most: 300 x ~150 ms of one core. */
+/** Thumbnails one run of the duty makes at most: 300 ffmpeg starts of 170-190 ms each. */
 export const THUMBNAILS_PER_RUN = 300;
 export const THUMBNAILS_INTERVAL_MS = 5 * 60 * 1000;
 

@@ -59,7 +59,7 @@ export function writeReference(file: string, frame: cv.Mat, quality = REFRESH_JP
 /**
  * writeReference for a camera's picture (a reference or a capture, a data file of
  * `<DATA_DIR>/<folder>/<2 hex>/<name>`), with the small copy the camera list shows: made here from
- * the frame in memory, it costs 1-2 ms.
+ * the frame in memory, it adds 1.4 ms at 640x480, 1.9 at 1280x720, 3.3 at 1920x1080 (median of 30).
  */
 export function writeCameraPicture(file: string, frame: cv.Mat, quality = REFRESH_JPEG_QUALITY): void {
   writeJpeg(file, frame, quality);
