@@ -26,7 +26,7 @@ import {
   type StateChange,
   type StateChangeRow,
 } from './camera-records.js';
-import { settingsColumn, type CameraSettings } from './camera-settings.js';
+import { settingsColumn, settingsFromColumn, type CameraSettings } from './camera-settings.js';
 import { chooseAmong, newestPerSlot, type Choice } from './reference-choice.js';
 
 /** References kept per slot: the newest is used, the older ones are for audit. */
@@ -101,6 +101,12 @@ export class CameraStore {
       c.alarmHeld ? 1 : 0,
       c.id,
     );
+  }
+
+  /** A camera's settings alone (every check reads them), the defaults for a camera not on record. */
+  async settingsOf(id: string): Promise<CameraSettings> {
+    const row = await this.db.sql.get<{ settings: string | null }>('SELECT settings FROM cameras WHERE id = ?', id);
+    return settingsFromColumn(row?.settings);
   }
 
   /** Writes a camera's settings (the row locked by lock()). */

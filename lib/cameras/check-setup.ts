@@ -107,9 +107,10 @@ export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): P
       throw new CheckRefused('no_reference', `camera "${r.camera}" has no reference yet: send an "image" with this check, or PUT /cameras/${r.camera}/reference`);
     }
   }
-  const settings = (await cameras.get(r.camera))?.settings;
-  if (settings && settings.ignoreAreas.length > 0) reference.ignoreAreas = settings.ignoreAreas;
-  if (settings && !settings.darkIsTamper) reference.darkIsTamper = false;
+  // the settings column alone: the camera's row with its reference count costs a count per check
+  const settings = await cameras.settingsOf(r.camera);
+  if (settings.ignoreAreas.length > 0) reference.ignoreAreas = settings.ignoreAreas;
+  if (!settings.darkIsTamper) reference.darkIsTamper = false;
   return {
     reference,
     taskFields,
