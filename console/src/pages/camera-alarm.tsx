@@ -4,8 +4,8 @@
 // /cameras/<camera>/reset, after a confirmation). And the camera's history: settings changes,
 // acknowledgements and resets, each with who and when.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, apiPostJson } from '../api.js';
-import { ErrorNotice } from '../components/notice.js';
+import { apiPostJson } from '../api.js';
+import { useOutcome } from '../components/outcome.js';
 import { StateBadge } from '../components/state.js';
 import { ago, when } from '../format.js';
 import type { ArmedRange, CameraDetail, CameraState, HistoryEntry } from '../types.js';
@@ -21,9 +21,8 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
   const path = `/cameras/${encodeURIComponent(c.camera)}`;
   const ack = c.acknowledgement ?? null;
   const inAlarm = c.state === 'tampered';
-  const [error, setError] = useState<ApiError | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
+  const outcome = useOutcome('Not done:');
+  const busy = outcome.busy;
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const resetComment = useRef<HTMLInputElement>(null);
@@ -31,19 +30,8 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
     if (confirming) resetComment.current?.focus();
   }, [confirming]);
 
-  const run = async (what: () => Promise<string>) => {
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      setDone(await what());
-      onChanged();
-    } catch (err) {
-      setError(err as ApiError);
-    } finally {
-      setBusy(false);
-    }
-  };
+  // the camera is read again after each action, done or not
+  const run = (what: () => Promise<string>) => outcome.run(what).finally(onChanged);
   const acknowledge = (e: Event) => {
     e.preventDefault();
     const formEl = e.currentTarget as HTMLFormElement;
@@ -74,12 +62,7 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
           This alarm came while the camera was disarmed: no alarm event has been sent yet. It is sent when the camera is armed, unless the camera is OK again or reset by then.
         </div>
       )}
-      {error && <ErrorNotice error={error} title="Not done:" />}
-      {done && (
-        <div class="notice notice-ok" role="status">
-          {done}
-        </div>
-      )}
+      {outcome.notices}
 
       {ack && (
         <div class="ack-done">

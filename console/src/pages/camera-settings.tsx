@@ -5,9 +5,9 @@
 // the appliance's defaults stays a default until someone sets it.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, apiPutJson } from '../api.js';
+import { apiPutJson } from '../api.js';
 import { AreaEditor } from '../components/area-editor.js';
-import { ErrorNotice } from '../components/notice.js';
+import { useOutcome } from '../components/outcome.js';
 import type { ArmedRange, CameraDetail, CameraSettings, IgnoreArea, Sensitivity, Weekday } from '../types.js';
 
 /** Each level's line (openapi: CameraSourceSettings.sensitivity). */
@@ -68,37 +68,6 @@ function useDraft<T>(server: T) {
   return { draft, setDraft, dirty: JSON.stringify(draft) !== key, discard: () => setDraft(server) };
 }
 
-/** A save's outcome, shown until the next edit or save. */
-function useOutcome() {
-  const [error, setError] = useState<ApiError | Error | null>(null);
-  const [done, setDone] = useState<string | null>(null);
-  const [busy, setBusy] = useState(false);
-  const run = async (what: () => Promise<string>) => {
-    setBusy(true);
-    setError(null);
-    setDone(null);
-    try {
-      setDone(await what());
-    } catch (err) {
-      setError(err as Error);
-    } finally {
-      setBusy(false);
-    }
-  };
-  const clear = () => (setError(null), setDone(null));
-  const notices = (
-    <>
-      {error && <ErrorNotice error={error} title="Not saved:" />}
-      {done && (
-        <div class="notice notice-ok" role="status">
-          {done}
-        </div>
-      )}
-    </>
-  );
-  return { run, busy, clear, notices };
-}
-
 export function CameraSettingsCard({ camera: c, onChanged }: { camera: CameraDetail; onChanged: () => void }) {
   return (
     <section class="card settings-card" aria-labelledby="settings-title">
@@ -157,7 +126,7 @@ const TIME_ZONES: string[] = (() => {
 
 function RulesForm({ camera: c, onChanged }: { camera: CameraDetail; onChanged: () => void }) {
   const { draft, setDraft, dirty, discard } = useDraft(fromRules(c.settings));
-  const outcome = useOutcome();
+  const outcome = useOutcome('Not saved:');
   const edit = (patch: Partial<RulesDraft>) => {
     outcome.clear();
     setDraft({ ...draft, ...patch });
@@ -315,7 +284,7 @@ function ScheduleEditor({ armed, onChange, children }: { armed: ArmedRange[]; on
 
 function IgnoreAreasForm({ camera: c, onChanged }: { camera: CameraDetail; onChanged: () => void }) {
   const { draft, setDraft, dirty, discard } = useDraft<IgnoreArea[]>(c.settings.ignore_areas);
-  const outcome = useOutcome();
+  const outcome = useOutcome('Not saved:');
   const save = () =>
     outcome.run(async () => {
       const answer = await apiPutJson<{ camera: CameraDetail }>(`/cameras/${encodeURIComponent(c.camera)}`, { ignore_areas: draft });
