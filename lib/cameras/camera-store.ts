@@ -130,11 +130,7 @@ export class CameraStore {
       entry.actor,
       JSON.stringify(entry.detail),
     );
-    await tx.run(
-      `DELETE FROM camera_history WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_history WHERE camera = ? ORDER BY seq DESC LIMIT ${HISTORY_KEPT})`,
-      camera,
-      camera,
-    );
+    await keepNewest(tx, 'camera_history', camera, HISTORY_KEPT);
   }
 
   /** The camera's history of settings, acknowledgements and resets, newest first. */
@@ -236,11 +232,7 @@ export class CameraStore {
       check.latenessMs === null ? null : Math.round(check.latenessMs),
       check.waitMs === null || check.waitMs === undefined ? null : Math.round(check.waitMs),
     );
-    await tx.run(
-      `DELETE FROM camera_checks WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_checks WHERE camera = ? ORDER BY seq DESC LIMIT ${CHECKS_KEPT})`,
-      camera,
-      camera,
-    );
+    await keepNewest(tx, 'camera_checks', camera, CHECKS_KEPT);
   }
 
   /** The camera's last checks, newest first. */
@@ -260,11 +252,7 @@ export class CameraStore {
       change.jobId,
       change.reason,
     );
-    await tx.run(
-      `DELETE FROM camera_state_changes WHERE camera = ? AND seq NOT IN (SELECT seq FROM camera_state_changes WHERE camera = ? ORDER BY seq DESC LIMIT ${STATE_CHANGES_KEPT})`,
-      camera,
-      camera,
-    );
+    await keepNewest(tx, 'camera_state_changes', camera, STATE_CHANGES_KEPT);
   }
 
   /** The camera's state changes, newest first. */
@@ -309,4 +297,9 @@ export class CameraStore {
     await tx.run(`DELETE FROM camera_checks WHERE job_id IN (${marks})`, ...jobIds);
     await tx.run(`DELETE FROM camera_pending_checks WHERE job_id IN (${marks})`, ...jobIds);
   }
+}
+
+/** Keeps a camera's newest `kept` rows of one of its histories (checks, state changes, history). */
+async function keepNewest(tx: Tx, table: 'camera_checks' | 'camera_state_changes' | 'camera_history', camera: string, kept: number): Promise<void> {
+  await tx.run(`DELETE FROM ${table} WHERE camera = ? AND seq NOT IN (SELECT seq FROM ${table} WHERE camera = ? ORDER BY seq DESC LIMIT ${kept})`, camera, camera);
 }
