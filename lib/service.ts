@@ -114,7 +114,7 @@ export interface RunningService extends Stores {
 const STOP_GRACE_MS = 20_000;
 
 export interface ServiceOptions {
-  /** The clock for result retention (tests move it forward). */
+  /** The clock for retention: results, records and sessions (tests move it, or freeze it at a fixture's time). */
   now?: () => number;
   /** Free bytes in DATA_DIR (tests simulate a full disk); statfs by default. */
   diskSpace?: DiskSpaceProbe;
@@ -200,7 +200,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     ...sourcesModule.duties(config.dataDir, sources),
     ...camerasModule.duties(config.dataDir, cameras, { sources, outbox, targets: eventTargets(config) }),
     ...webhooksModule.duties(outbox),
-    ...sessionsModule.duties(sessionStore),
+    ...sessionsModule.duties(sessionStore, now),
     ...(mqttOutput ? [mqttStatesDuty(mqttOutput)] : []),
   ];
   const pool = new WorkerPool({ size: config.workers, logger });
@@ -253,7 +253,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   });
 
   const links = ResultLinks.fromDataDir(config.dataDir);
-  const sessions = new Sessions(sessionStore, credentials.credentials);
+  const sessions = new Sessions(sessionStore, credentials.credentials, now);
   const analyticHttp: Omit<AnalyticHttp, 'upload'> = {
     jobs,
     queue,

@@ -23,6 +23,8 @@ import { FIRST_RELEASE_SQLITE, SINGLE_VERSION_RELEASE_POSTGRES, SINGLE_VERSION_R
 const silent = pino({ level: 'silent' });
 const LONG_LEASE_MS = 30_000;
 const CURRENT_VERSIONS = { cameras: 4, jobs: 4, sessions: 1, sources: 1, webhooks: 2 };
+/** When the box of test/fixtures/releases/96a78b5/ was killed: the time of its last accepted check. */
+const KILLED_AT_96A78B5 = 1_795_809_812_347;
 
 async function query(url: string, sql: string): Promise<Record<string, unknown>[]> {
   const client = new pg.Client({ connectionString: url });
@@ -183,7 +185,11 @@ describeBackends('store migrations', function (backend) {
       const frozen = new URL('../../test/fixtures/releases/96a78b5/', import.meta.url);
       for (const name of ['jobs.sqlite', 'jobs.sqlite-wal']) fs.writeFileSync(path.join(dir, name), zlib.gunzipSync(fs.readFileSync(new URL(`${name}.gz`, frozen))));
       const files = () => fs.readdirSync(dir).filter((f) => f.includes('.sqlite')).sort();
-      let svc = await startTestService({ WORKERS: '0', TZ: 'UTC' }, dir);
+      // The service's clock starts where the box was killed: its session (12 h) and records (90 days)
+      // are as young as they were then, whatever the date of the run.
+      const started = Date.now();
+      const clock = { now: () => KILLED_AT_96A78B5 + (Date.now() - started) };
+      let svc = await startTestService({ WORKERS: '0', TZ: 'UTC' }, dir, clock);
       try {
         expect(files()).to.include('appliance.sqlite').and.not.include('jobs.sqlite').and.not.include('jobs.sqlite-wal');
         expect(svc.logs.some((l) => l.msg === 'renamed the database file of an earlier release')).to.equal(true);
@@ -206,7 +212,7 @@ describeBackends('store migrations', function (backend) {
         await svc.stop();
       }
       // A second start finds the renamed file and renames nothing.
-      svc = await startTestService({ WORKERS: '0', TZ: 'UTC' }, dir);
+      svc = await startTestService({ WORKERS: '0', TZ: 'UTC' }, dir, clock);
       try {
         expect(svc.logs.some((l) => l.msg === 'renamed the database file of an earlier release')).to.equal(false);
         expect((await api(`${svc.url}/kamcheck`)).body.tasks).to.have.length(3);

@@ -13,5 +13,5 @@ export const sessionsModule = {
   schema: sessionsSchema,
   openStore: (db: Database) => new SessionStore(db),
   routes: (sessions: Sessions, logger: Logger): ModuleRoutes => (router) => sessionRoutes(router, sessions, logger),
-  duties: (store: SessionStore) => [expiredSessionsDuty(store)],
+  duties: (store: SessionStore, now: () => number) => [expiredSessionsDuty(store, now)],
 } satisfies ServiceModule;

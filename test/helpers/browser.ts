@@ -73,8 +73,23 @@ export async function screenshots(page: Page, name: string, sizes = [DESKTOP, TA
   await page.setViewportSize(DESKTOP);
 }
 
-/** Waits until every <img> of the page has loaded; returns the sources that did not load. */
+/**
+ * Scrolls through the page as an operator would, waits until every <img> has loaded, and returns
+ * the sources that did not load. Without the scroll, a lazy picture near Chromium's loading
+ * distance (1250 px below the view) is requested or not depending on how the cards' text wraps.
+ */
 export async function brokenImages(page: Page): Promise<string[]> {
+  await page.evaluate(async () => {
+    const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+    for (let y = 0; y < document.documentElement.scrollHeight; y += window.innerHeight) {
+      window.scrollTo(0, y);
+      await frame();
+      await frame();
+    }
+    window.scrollTo(0, document.documentElement.scrollHeight);
+    await frame();
+    window.scrollTo(0, 0);
+  });
   // One look at the page: an image the page adds between two looks is loading, not broken.
   const found = await page.waitForFunction(
     () => {
