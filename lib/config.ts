@@ -107,6 +107,12 @@ export interface Config {
    */
   mqtt: MqttSettings | null;
   /**
+   * Milestone XProtect's event server, where the changes of state of cameras with a `milestone`
+   * setting go as analytics events (lib/milestone/), e.g. `http://xprotect:9090/`; null sends none.
+   * (`MILESTONE_EVENT_URL`)
+   */
+  milestoneEventUrl: string | null;
+  /**
    * What runs the face log's nets (BlazeFace, the face descriptor, the gender net): `onnxruntime`
    * or `opencv` (OpenCV DNN), the same networks and the same faces either way. Workers read it
    * from the environment they inherit.
@@ -169,6 +175,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookBackoffMs: integer(env, 'WEBHOOK_BACKOFF_MS', 5000, 10, 3_600_000),
     webhookRetryMs: Math.round(number(env, 'WEBHOOK_RETRY_HOURS', 24, 0.0001, 24 * 30) * 3_600_000),
     mqtt: env.MQTT_URL ? mqttSettings(env) : null,
+    milestoneEventUrl: env.MILESTONE_EVENT_URL ? httpUrl(env.MILESTONE_EVENT_URL, 'MILESTONE_EVENT_URL') : null,
     faceDetectorRuntime: faceDetectorRuntime(env),
   };
 }

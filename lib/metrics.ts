@@ -55,6 +55,8 @@ export class ServiceMetrics {
   private readonly jobSeconds: Histogram<'analytic' | 'outcome'>;
   private readonly httpSeconds: Histogram<'method' | 'route' | 'status'>;
   private readonly webhookDeliveries: Counter<'event_type' | 'outcome'>;
+  private readonly outputDeliveries: Counter<'output' | 'outcome'>;
+  private readonly milestoneAnswers: Counter<'status'>;
   private readonly webhookSeconds: Histogram<'event_type' | 'outcome'>;
   private readonly checkLateness: Histogram;
   private readonly checkWait: Histogram;
@@ -171,6 +173,18 @@ export class ServiceMetrics {
       registers,
     });
     for (const event_type of WEBHOOK_EVENT_TYPES) for (const outcome of WEBHOOK_OUTCOMES) this.webhookDeliveries.inc({ event_type, outcome }, 0);
+    this.outputDeliveries = new Counter({
+      name: 'vaa_event_output_deliveries_total',
+      help: 'Deliveries of events to the MQTT broker (publications) and to XProtect (analytics events) by this node, by outcome as for webhooks',
+      labelNames: ['output', 'outcome'],
+      registers,
+    });
+    this.milestoneAnswers = new Counter({
+      name: 'vaa_milestone_answers_total',
+      help: "XProtect event server's answers to analytics events by HTTP status (none: no answer, a refused connection or a time-out)",
+      labelNames: ['status'],
+      registers,
+    });
     this.webhookSeconds = new Histogram({
       name: 'vaa_webhook_delivery_duration_seconds',
       help: 'Time of one webhook delivery attempt until the receiver answered (or the attempt failed), by event type and outcome',
@@ -273,6 +287,14 @@ export class ServiceMetrics {
   observeWebhookDelivery(eventType: string, outcome: WebhookDeliveryOutcome, seconds: number): void {
     this.webhookDeliveries.inc({ event_type: eventType, outcome });
     this.webhookSeconds.observe({ event_type: eventType, outcome }, seconds);
+  }
+
+  observeOutputDelivery(output: 'mqtt' | 'milestone', outcome: WebhookDeliveryOutcome): void {
+    this.outputDeliveries.inc({ output, outcome });
+  }
+
+  observeMilestoneAnswer(status: number | null): void {
+    this.milestoneAnswers.inc({ status: status === null ? 'none' : String(status) });
   }
 
   observeStreamCheck(latenessS: number, waitS: number | null): void {

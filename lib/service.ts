@@ -264,7 +264,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     links,
     config,
     now,
-    cameraChecks: { cameras, dataDir: config.dataDir, slotMinutes: config.referenceSlotMinutes },
+    cameraChecks: { cameras, dataDir: config.dataDir, slotMinutes: config.referenceSlotMinutes, snapshots: config.milestoneEventUrl !== null },
   };
   const routes: ModuleRoutes[] = [
     ...servedAnalytics.map((served): ModuleRoutes => (router, http) => served.routes(router, { ...analyticHttp, ...http })),
@@ -316,6 +316,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
       sources,
       outbox,
       targets,
+      dataDir: config.dataDir,
       alarmAfter: config.alarmAfter,
       clearAfter: config.clearAfter,
       offlineAfter: config.offlineAfter,

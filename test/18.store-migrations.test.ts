@@ -114,7 +114,7 @@ describeBackends('store migrations', function (backend) {
 
     // The check that was queued at the upgrade finishes as a camera check: its bookkeeping moved
     // out of its input, and the worker's report of a renewed reference is recorded.
-    store.onFinish(cameraFinishHook({ ...stores, alarmAfter: 2, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: null } }), (err) => {
+    store.onFinish(cameraFinishHook({ ...stores, alarmAfter: 2, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: null }, dataDir: dir }), (err) => {
       throw err;
     });
     let job: JobRecord | null;

@@ -291,7 +291,7 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
   });
 
   const hook = (stores: TestStores, alarmAfter: number) =>
-    cameraFinishHook({ ...stores, alarmAfter, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' } });
+    cameraFinishHook({ ...stores, alarmAfter, clearAfter: 2, offlineAfter: 2, targets: { webhookUrl: 'http://127.0.0.1:9/events' }, dataDir: os.tmpdir() });
 
   /** A tamper check of `camera` as the route accepts it: the job and its pending check in one transaction. */
   const insertCheck = (stores: TestStores, id: string, camera: string) =>

@@ -100,6 +100,7 @@ describeBackends('camera settings', function (backend) {
       armed: [],
       time_zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
       dark_is_tamper: true,
+      milestone: null,
     };
     expect((await camera('lobby')).settings).to.deep.equal(defaults);
 

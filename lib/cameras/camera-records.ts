@@ -111,6 +111,11 @@ export interface PendingCheck {
    * where its worker writes the capture's picture (relative to DATA_DIR). Null for uploads.
    */
   capture?: { dueAt: number; file: string } | null;
+  /**
+   * An uploaded clip's check whose camera's events go to XProtect: where its worker writes the
+   * clip's last frame, the snapshot of the event it may raise (relative to DATA_DIR).
+   */
+  snapshot?: string | null;
 }
 
 export interface CameraRow {
@@ -255,5 +260,7 @@ export function pendingFromRow(r: PendingRow): PendingCheck {
     refresh:
       r.refresh_id && r.refresh_file ? { id: r.refresh_id, file: r.refresh_file, slot: r.refresh_slot ?? 0, minuteOfDay: r.refresh_minute_of_day ?? 0 } : null,
     capture: r.due_at !== null && r.capture_file ? { dueAt: r.due_at, file: r.capture_file } : null,
+    // (the same column: a stream check's capture is its snapshot)
+    snapshot: r.due_at === null ? r.capture_file : null,
   };
 }

@@ -19,6 +19,16 @@ export interface ArmedRange {
   to: string;
 }
 
+/** The camera in Milestone XProtect, for its analytics events (lib/milestone/). */
+export interface MilestoneSource {
+  /** The camera's name or address in XProtect. */
+  sourceName: string;
+  /** Its object id (a GUID): the event's source is then named by FQID too. */
+  sourceObjectId: string | null;
+  /** The event's message per state; null: the default (MILESTONE_MESSAGES). */
+  messages: { tampered: string | null; offline: string | null; ok: string | null };
+}
+
 export interface CameraSettings {
   sensitivity: Sensitivity;
   /** Null: the appliance's ALARM_AFTER. */
@@ -31,6 +41,8 @@ export interface CameraSettings {
   /** An IANA name; null: the appliance's own. */
   timeZone: string | null;
   darkIsTamper: boolean;
+  /** Null: the camera's events are not sent to XProtect. */
+  milestone: MilestoneSource | null;
 }
 
 export type SettingsChange = Partial<CameraSettings>;
@@ -43,6 +55,7 @@ export const DEFAULT_SETTINGS: CameraSettings = Object.freeze({
   armed: [],
   timeZone: null,
   darkIsTamper: true,
+  milestone: null,
 });
 
 /** Each setting's name in the API, in the order a camera shows them. */
@@ -54,6 +67,7 @@ export const SETTING_NAMES: Record<keyof CameraSettings, string> = {
   armed: 'armed',
   timeZone: 'time_zone',
   darkIsTamper: 'dark_is_tamper',
+  milestone: 'milestone',
 };
 
 const KEYS = Object.keys(SETTING_NAMES) as (keyof CameraSettings)[];
@@ -86,8 +100,13 @@ export function applySettings(before: CameraSettings, change: SettingsChange): C
 /** The settings that differ, by API name, with their values before and after (null for a default). */
 export function settingsDiff(before: CameraSettings, after: CameraSettings): Record<string, { from: unknown; to: unknown }> {
   const diff: Record<string, { from: unknown; to: unknown }> = {};
-  for (const k of KEYS) if (!same(before[k], after[k])) diff[SETTING_NAMES[k]] = { from: before[k], to: after[k] };
+  for (const k of KEYS) if (!same(before[k], after[k])) diff[SETTING_NAMES[k]] = { from: apiValue(k, before[k]), to: apiValue(k, after[k]) };
   return diff;
+}
+
+/** A setting's value as the API writes it (the milestone setting's fields by their API names). */
+function apiValue<K extends keyof CameraSettings>(k: K, v: CameraSettings[K]): unknown {
+  return k === 'milestone' && v ? presentMilestone(v as MilestoneSource) : v;
 }
 
 /** The appliance-wide values that settings left at null stand for. */
@@ -112,5 +131,22 @@ export function presentSettings(s: CameraSettings, d: SettingDefaults): Record<s
     armed: s.armed,
     time_zone: s.timeZone ?? d.timeZone,
     dark_is_tamper: s.darkIsTamper,
+    milestone: s.milestone ? presentMilestone(s.milestone) : null,
+  };
+}
+
+/** The analytics events' messages XProtect must define, when a camera names none (docs/events.md). */
+export const MILESTONE_MESSAGES = Object.freeze({ tampered: 'Camera tampered', offline: 'Camera offline', ok: 'Camera OK' });
+
+/** A camera's `milestone` setting as the API shows it: every message, its own or the default. */
+export function presentMilestone(m: MilestoneSource): Record<string, unknown> {
+  return {
+    source_name: m.sourceName,
+    source_object_id: m.sourceObjectId,
+    messages: {
+      tampered: m.messages.tampered ?? MILESTONE_MESSAGES.tampered,
+      offline: m.messages.offline ?? MILESTONE_MESSAGES.offline,
+      ok: m.messages.ok ?? MILESTONE_MESSAGES.ok,
+    },
   };
 }

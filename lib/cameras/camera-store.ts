@@ -279,7 +279,7 @@ export class CameraStore {
       p.refresh?.slot ?? null,
       p.refresh ? Math.floor(p.refresh.minuteOfDay) : null,
       p.capture?.dueAt ?? null,
-      p.capture?.file ?? null,
+      p.capture?.file ?? p.snapshot ?? null,
     );
   }
 

@@ -5,6 +5,8 @@
 // is held back until the camera is armed (alarm-workflow.ts). A check of
 // the camera's own stream also records its capture: its picture, a reference learned from it, and
 // failures to read the stream, which make the camera `offline` after OFFLINE_AFTER in a row.
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Tx } from '../db/database.js';
 import { httpDate } from '../dates.js';
 import type { JobRecord } from '../jobs/job-record.js';
@@ -17,6 +19,7 @@ import type { CameraRecord, CameraState, CheckState, PendingCheck, ReferenceOrig
 import type { CameraStore } from './camera-store.js';
 import { isArmed } from './armed.js';
 import { applianceTimeZone, type CameraSettings } from './camera-settings.js';
+import { milestoneEventXml } from '../milestone/camera-event.js';
 import { presentCameraSummary } from './present.js';
 import { TAMPERED_AT } from './sensitivity.js';
 
@@ -33,6 +36,8 @@ export interface CameraHookOptions extends OutcomeStores {
   /** Consecutive failed captures that make a camera offline. */
   offlineAfter: number;
   targets: WebhookTargets;
+  /** DATA_DIR: where the check's pictures are, for the snapshot of an XProtect event. */
+  dataDir: string;
   /** Told, for each check of a camera's stream, how late its capture started after it was due, and how long from then its analysis waited, seconds. */
   onStreamCheck?: (latenessS: number, waitS: number | null) => void;
 }
@@ -133,7 +138,11 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     else if (probability === 0 && report?.renewedReference) await renewReference(cameras, tx, check, job, at, 'renewed');
     if (changed) {
       const callbackUrl = typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null;
-      await announceChange(o, tx, before, after, { at, jobId: job.id, reason: state === 'offline' ? offlineReason : null, callbackUrl });
+      // the frame the worker wrote: a stream check's capture, or an uploaded clip's last frame
+      const frame = success ? (check.capture?.file ?? check.snapshot ?? null) : null;
+      const causes = success && job.result?.causes && typeof job.result.causes === 'object' ? (job.result.causes as Record<string, number>) : null;
+      const seen = { causes, picture: frame ? { absolute: path.join(o.dataDir, frame), width: check.width, height: check.height } : null };
+      await announceChange(o, tx, before, after, { at, jobId: job.id, reason: state === 'offline' ? offlineReason : null, callbackUrl, check: seen });
     }
   };
 }
@@ -210,7 +219,7 @@ export async function announceChange(
   tx: Tx,
   before: CameraRecord,
   after: CameraRecord,
-  c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null },
+  c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null; check?: CheckSeen },
 ): Promise<void> {
   await o.cameras.recordStateChange(tx, after.id, { from: before.state, to: after.state, at: c.at, jobId: c.jobId, reason: c.reason });
   const heldBack = (after.state === 'tampered' && after.alarmHeld) || (before.state === 'tampered' && before.alarmHeld && after.state === 'ok');
@@ -224,7 +233,7 @@ export async function enqueueStateChanged(
   tx: Tx,
   previous: CameraRecord['state'],
   after: CameraRecord,
-  c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null; announcedAt?: number },
+  c: { at: number; jobId: string | null; reason: string | null; callbackUrl: string | null; announcedAt?: number; check?: CheckSeen },
 ): Promise<void> {
   const body = {
     status: 'success',
@@ -237,5 +246,37 @@ export async function enqueueStateChanged(
     ...(c.reason ? { reason: c.reason } : {}),
     ...(c.announcedAt !== undefined ? { announced_at: httpDate(c.announcedAt) } : {}),
   };
-  await o.outbox.enqueue(tx, o.targets, { type: 'camera.state_changed', body, callbackUrl: c.callbackUrl }, c.announcedAt ?? c.at);
+  const milestone = o.targets.milestoneUrl && after.settings.milestone ? after.settings.milestone : null;
+  // the snapshot is read now: the capture's file goes with the next capture, the event may wait for XProtect longer
+  const snapshot = milestone && c.check?.picture ? await readSnapshot(c.check.picture) : null;
+  const document = milestone
+    ? (eventId: string) =>
+        milestoneEventXml(eventId, milestone, {
+          previous,
+          after,
+          at: c.at,
+          announcedAt: c.announcedAt,
+          jobId: c.jobId,
+          reason: c.reason,
+          causes: c.check?.causes ?? null,
+          tamperedAt: TAMPERED_AT[after.settings.sensitivity],
+          snapshot,
+        })
+    : null;
+  await o.outbox.enqueue(tx, o.targets, { type: 'camera.state_changed', body, callbackUrl: c.callbackUrl, milestone: document }, c.announcedAt ?? c.at);
+}
+
+/** What the check that changed a camera's state saw: its causes and the frame its worker wrote. */
+export interface CheckSeen {
+  causes: Record<string, number> | null;
+  picture: { absolute: string; width: number; height: number } | null;
+}
+
+/** The frame, or null when it is gone (an event without a snapshot is still an event). */
+async function readSnapshot(p: { absolute: string; width: number; height: number }): Promise<{ jpeg: Buffer; width: number; height: number } | null> {
+  try {
+    return { jpeg: await fs.promises.readFile(p.absolute), width: p.width, height: p.height };
+  } catch {
+    return null;
+  }
 }

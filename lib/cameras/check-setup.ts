@@ -14,6 +14,7 @@ import { presentReference } from './present.js';
 import type { IgnoreArea } from './camera-settings.js';
 import { newReferenceFile, referencePath } from './reference-files.js';
 import { minuteOfDay, slotOf } from './time-of-day.js';
+import { newCaptureFile } from '../sources/capture-files.js';
 
 /** Why a check of a camera cannot be set up: the upload answers 422 with it, a stream check fails with it. */
 export class CheckRefused extends Error {
@@ -51,6 +52,8 @@ export interface CheckReference {
   /** The camera's settings that the analysis applies, when they differ from the defaults. */
   ignoreAreas?: IgnoreArea[];
   darkIsTamper?: false;
+  /** Where the worker writes the clip's last frame: an uploaded clip's snapshot for XProtect. */
+  picturePath?: string;
 }
 
 export interface CameraCheck {
@@ -67,6 +70,8 @@ export interface CheckSetupOptions {
   dataDir: string;
   /** REFERENCE_SLOT_MINUTES. */
   slotMinutes: number;
+  /** MILESTONE_EVENT_URL is set: an uploaded clip of a camera whose events go there leaves a frame for them. */
+  snapshots?: boolean;
 }
 
 export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): Promise<CameraCheck> {
@@ -111,6 +116,11 @@ export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): P
   const settings = await cameras.settingsOf(r.camera);
   if (settings.ignoreAreas.length > 0) reference.ignoreAreas = settings.ignoreAreas;
   if (!settings.darkIsTamper) reference.darkIsTamper = false;
+  if (!r.capture && o.snapshots && settings.milestone) {
+    const snapshot = newCaptureFile(dataDir);
+    reference.picturePath = snapshot.absolute;
+    pending.snapshot = snapshot.file;
+  }
   return {
     reference,
     taskFields,

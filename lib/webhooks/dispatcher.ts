@@ -14,7 +14,8 @@ import type { StoreEvent } from '../jobs/store.js';
 import type { WebhookDeliveryOutcome } from '../metrics.js';
 import { nextAttemptAt, type RetryPolicy } from './backoff.js';
 import { attemptDelivery, type AttemptResult } from './deliver.js';
-import { MQTT_RECEIVER } from './outbox.js';
+import { deliverToMilestone } from '../milestone/deliver.js';
+import { MILESTONE_RECEIVER, MQTT_RECEIVER, outputOf } from './outbox.js';
 import type { Delivery, OutboxStore } from './outbox-store.js';
 
 export interface DispatcherOptions {
@@ -31,8 +32,12 @@ export interface DispatcherOptions {
   /** Time limit of one attempt (WEBHOOK_TIMEOUT_MS). */
   timeoutMs: number;
   retry: RetryPolicy;
-  /** Told every attempt's outcome and duration (Prometheus). */
-  metrics?: { observeWebhookDelivery(eventType: string, outcome: WebhookDeliveryOutcome, seconds: number): void };
+  /** Told every attempt's outcome and duration (Prometheus), and what XProtect answered. */
+  metrics?: {
+    observeWebhookDelivery(eventType: string, outcome: WebhookDeliveryOutcome, seconds: number): void;
+    observeOutputDelivery(output: 'mqtt' | 'milestone', outcome: WebhookDeliveryOutcome): void;
+    observeMilestoneAnswer(status: number | null): void;
+  };
   /** How often due deliveries are looked for without a wake-up. @defaultValue 1000 */
   pollMs?: number;
   /** Publishes the deliveries of the receiver `mqtt:` (lib/mqtt/); absent without MQTT_URL. */
@@ -158,12 +163,24 @@ export class WebhookDispatcher {
     const leaseEnds = Date.now() + this.leaseMs;
     // A monotonic clock with sub-millisecond steps: a delivery on the same host takes less than one.
     const started = performance.now();
-    const result = d.url === MQTT_RECEIVER ? await this.publish(d) : await attemptDelivery(d, { secret, timeoutMs, signal: this.abandon.signal });
+    const output = outputOf(d.url);
+    const result =
+      output === 'mqtt'
+        ? await this.publish(d)
+        : output === 'milestone'
+          ? await deliverToMilestone(d, { timeoutMs, signal: this.abandon.signal })
+          : await attemptDelivery(d, { secret, timeoutMs, signal: this.abandon.signal });
     const seconds = (performance.now() - started) / 1000;
+    const observe = (outcome: WebhookDeliveryOutcome) =>
+      output === 'webhook' ? metrics?.observeWebhookDelivery(d.eventType, outcome, seconds) : metrics?.observeOutputDelivery(output, outcome);
+    if ('answer' in result) {
+      metrics?.observeMilestoneAnswer(result.status);
+      logger.info({ status: result.status, answer: result.answer, ms: Math.round(seconds * 1000) }, 'XProtect answered an analytics event');
+    }
     if (result.ok) {
       await this.whileUnavailable(() => outbox.markDelivered(d, result.status!), leaseEnds, logger);
       // Counted once recorded: a scrape never sees a delivery counted and still pending.
-      metrics?.observeWebhookDelivery(d.eventType, 'delivered', seconds);
+      observe('delivered');
       logger.debug({ status: result.status, ms: Math.round(seconds * 1000) }, 'webhook delivered');
       return;
     }
@@ -171,7 +188,7 @@ export class WebhookDispatcher {
     // An attempt abandoned by a stop goes again at once, on the next start or another node.
     const next = this.abandon.signal.aborted ? now : nextAttemptAt(retry, d.createdAt, d.attempt, now);
     const recorded = await this.whileUnavailable(() => outbox.markFailed(d, { status: result.status, error: result.error ?? 'failed', nextAttemptAt: next }, now), leaseEnds, logger);
-    metrics?.observeWebhookDelivery(d.eventType, next === null ? 'gave_up' : 'failed', seconds);
+    observe(next === null ? 'gave_up' : 'failed');
     if (!recorded) return; // another attempt holds it now
     if (next === null) {
       logger.warn({ status: result.status, reason: result.error, attempts: d.attempt }, 'webhook delivery given up: the receiver did not accept it within the retry window');
@@ -227,6 +244,7 @@ export class WebhookDispatcher {
 /** The receiver's origin and path for the log: a query may carry a client's token. */
 function receiverName(url: string): string {
   if (url === MQTT_RECEIVER) return 'the MQTT broker';
+  if (url.startsWith(MILESTONE_RECEIVER)) return `XProtect at ${receiverName(url.slice(MILESTONE_RECEIVER.length))}`;
   try {
     const u = new URL(url);
     return `${u.origin}${u.pathname}`;

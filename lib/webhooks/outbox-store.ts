@@ -12,7 +12,7 @@
 // changed before its UPDATE applies, and the count no longer matches); the other claims nothing.
 import { randomUUID } from 'node:crypto';
 import type { Database, Tx } from '../db/database.js';
-import { MQTT_RECEIVER, type WebhookEvent, type WebhookEventType, type WebhookTargets } from './outbox.js';
+import { MILESTONE_RECEIVER, MQTT_RECEIVER, type WebhookEvent, type WebhookEventType, type WebhookTargets } from './outbox.js';
 
 export interface Delivery {
   seq: number;
@@ -49,17 +49,19 @@ export class OutboxStore {
   constructor(private readonly db: Database) {}
 
   /**
-   * One outbox row per receiver (WEBHOOK_URL, the job's callback_url, the MQTT broker), with one event id: a
+   * One outbox row per receiver (WEBHOOK_URL, the job's callback_url, the MQTT broker, XProtect), with one event id: a
    * receiver de-duplicates by it. Written in `tx`, the transaction of the event's cause, so an
    * event exists exactly when its cause does. Nothing is written when there is no receiver.
    */
   async enqueue(tx: Tx, targets: WebhookTargets, event: WebhookEvent, at: number): Promise<number> {
     const urls = [...new Set([targets.webhookUrl, event.callbackUrl, targets.mqtt ? MQTT_RECEIVER : null].filter((u): u is string => !!u))];
-    if (urls.length === 0) return 0;
+    const milestone = targets.milestoneUrl && event.milestone ? { url: `${MILESTONE_RECEIVER}${targets.milestoneUrl}`, document: event.milestone } : null;
+    if (urls.length === 0 && !milestone) return 0;
     const eventId = randomUUID();
     const body = JSON.stringify(event.body);
     for (const url of urls) await this.insert(tx, { eventId, eventType: event.type, url, body, createdAt: at });
-    return urls.length;
+    if (milestone) await this.insert(tx, { eventId, eventType: event.type, url: milestone.url, body: milestone.document(eventId), createdAt: at });
+    return urls.length + (milestone ? 1 : 0);
   }
 
   /** A new delivery, due at once (in the transaction of the event's cause). */

@@ -4,11 +4,11 @@
 // default.
 import { invalidParameter } from '../../http/errors.js';
 import { isTimeZone } from '../armed.js';
-import { DEFAULT_SETTINGS, WEEKDAYS, type ArmedRange, type IgnoreArea, type SettingsChange, type Weekday } from '../camera-settings.js';
+import { DEFAULT_SETTINGS, WEEKDAYS, type ArmedRange, type IgnoreArea, type MilestoneSource, type SettingsChange, type Weekday } from '../camera-settings.js';
 import { ignoredShare } from '../ignore-areas.js';
 import { SENSITIVITIES, type Sensitivity } from '../sensitivity.js';
 
-export const SETTING_FIELDS = ['sensitivity', 'alarm_after', 'clear_after', 'ignore_areas', 'armed', 'time_zone', 'dark_is_tamper'];
+export const SETTING_FIELDS = ['sensitivity', 'alarm_after', 'clear_after', 'ignore_areas', 'armed', 'time_zone', 'dark_is_tamper', 'milestone'];
 
 /** Checks of a streak, as ALARM_AFTER and CLEAR_AFTER allow. */
 export const MAX_STREAK = 1000;
@@ -30,6 +30,7 @@ export function readSettingsFields(fields: Record<string, unknown>): SettingsCha
   if ('armed' in fields) out.armed = isDefault(fields.armed) ? [] : readArmed(fields.armed);
   if ('time_zone' in fields) out.timeZone = isDefault(fields.time_zone) ? null : readTimeZone(fields.time_zone);
   if ('dark_is_tamper' in fields) out.darkIsTamper = isDefault(fields.dark_is_tamper) ? DEFAULT_SETTINGS.darkIsTamper : readFlag('dark_is_tamper', fields.dark_is_tamper);
+  if ('milestone' in fields) out.milestone = isDefault(fields.milestone) ? null : readMilestone(fields.milestone);
   return out;
 }
 
@@ -118,4 +119,54 @@ function readArmed(raw: unknown): ArmedRange[] {
 function readTimeZone(raw: unknown): string {
   if (typeof raw !== 'string' || raw.length > 64 || !isTimeZone(raw.trim())) throw invalidParameter(`"time_zone" must be an IANA time zone such as "Europe/Berlin", got ${shown(raw)}`);
   return raw.trim();
+}
+
+/** XProtect's limit is not published; names and messages longer than this are surely mistakes. */
+export const MAX_MILESTONE_TEXT = 256;
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const MILESTONE = '{"source_name": "<the camera\'s name or address in XProtect>", "source_object_id": "<its GUID, optional>", "messages": {"tampered": "...", "offline": "...", "ok": "..."}}';
+
+function readMilestone(raw: unknown): MilestoneSource {
+  let value = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw invalidParameter(`"milestone" must be an object such as ${MILESTONE}; the form field is not JSON: ${shown(raw)}`);
+    }
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidParameter(`"milestone" must be an object such as ${MILESTONE}, got ${shown(raw)}`);
+  const m = value as Record<string, unknown>;
+  unknownKeys('"milestone"', m, ['source_name', 'source_object_id', 'messages']);
+  const sourceName = milestoneText('"milestone" "source_name"', m.source_name);
+  if (sourceName === null) throw invalidParameter(`"milestone" needs "source_name": the camera's name or address in XProtect`);
+  let sourceObjectId: string | null = null;
+  if (m.source_object_id !== undefined && m.source_object_id !== null && m.source_object_id !== '') {
+    if (typeof m.source_object_id !== 'string' || !GUID.test(m.source_object_id.trim())) {
+      throw invalidParameter(`"milestone" "source_object_id" must be the camera's id in XProtect, a GUID such as "1f3bd6a1-4b8e-4bd0-9f56-5d1c6d2b1a10", got ${shown(m.source_object_id)}`);
+    }
+    sourceObjectId = m.source_object_id.trim().toLowerCase();
+  }
+  const messages: MilestoneSource['messages'] = { tampered: null, offline: null, ok: null };
+  if (m.messages !== undefined && m.messages !== null) {
+    if (typeof m.messages !== 'object' || Array.isArray(m.messages)) throw invalidParameter(`"milestone" "messages" must be an object with "tampered", "offline" and "ok", got ${shown(m.messages)}`);
+    const given = m.messages as Record<string, unknown>;
+    unknownKeys('"milestone" "messages"', given, ['tampered', 'offline', 'ok']);
+    for (const state of ['tampered', 'offline', 'ok'] as const) messages[state] = milestoneText(`"milestone" "messages" "${state}"`, given[state]);
+  }
+  return { sourceName, sourceObjectId, messages };
+}
+
+/** A text of the milestone setting: null when absent or empty. */
+function milestoneText(where: string, raw: unknown): string | null {
+  if (raw === undefined || raw === null) return null;
+  if (typeof raw !== 'string' || raw.trim().length > MAX_MILESTONE_TEXT || /[\u0000-\u001f]/.test(raw)) {
+    throw invalidParameter(`${where} must be text of at most ${MAX_MILESTONE_TEXT} characters on one line, got ${shown(raw)}`);
+  }
+  return raw.trim() === '' ? null : raw.trim();
+}
+
+function unknownKeys(where: string, o: Record<string, unknown>, known: string[]): void {
+  const extra = Object.keys(o).filter((k) => !known.includes(k));
+  if (extra.length > 0) throw invalidParameter(`${where} has unknown field(s) ${extra.map((k) => `"${k.slice(0, 20)}"`).join(', ')}: it takes ${known.map((k) => `"${k}"`).join(', ')}`);
 }
