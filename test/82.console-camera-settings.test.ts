@@ -165,6 +165,37 @@ describe('operator console: a camera\'s settings, ignore areas and alarm', funct
     expect((await camera()).settings.armed).to.have.length(1);
   });
 
+  it('names the camera in XProtect with its own tamper message, shows it in the history, and stops sending', async () => {
+    const form = page.locator('form.milestone-form');
+    await form.getByText("This camera's changes of state are not sent to XProtect").waitFor();
+    await form.getByRole('button', { name: 'Save XProtect settings' }).click();
+    await form.getByRole('alert').filter({ hasText: "give the camera's name or address in XProtect" }).waitFor();
+    await form.getByLabel('Camera in XProtect').fill('Lobby 4 (192.168.0.199)');
+    await form.getByLabel('Its id (optional)').fill('not a guid');
+    await form.getByRole('button', { name: 'Save XProtect settings' }).click();
+    await form.getByRole('alert').filter({ hasText: "the camera's id in XProtect is a GUID" }).waitFor();
+    expect((await camera()).settings.milestone, 'nothing sent').to.equal(null);
+    await form.getByLabel('Its id (optional)').fill('1F3BD6A1-4B8E-4BD0-9F56-5D1C6D2B1A10');
+    await form.getByLabel('Message: Tampered').fill('Lobby tamper alarm');
+    expect(await form.getByLabel('Message: Back to OK').getAttribute('placeholder')).to.equal('Camera OK');
+    await form.getByRole('button', { name: 'Save XProtect settings' }).click();
+    await form.getByRole('status').filter({ hasText: 'XProtect settings saved' }).waitFor();
+    expect((await camera()).settings.milestone).to.deep.equal({
+      source_name: 'Lobby 4 (192.168.0.199)',
+      source_object_id: '1f3bd6a1-4b8e-4bd0-9f56-5d1c6d2b1a10',
+      messages: { tampered: 'Lobby tamper alarm', offline: 'Camera offline', ok: 'Camera OK' },
+    });
+    // a default message stays a default: the field is empty, its placeholder the default
+    expect(await form.getByLabel('Message: Offline').inputValue()).to.equal('');
+    await form.getByText("This camera's changes of state go to XProtect as analytics events").waitFor();
+    await page.locator('.history').getByText('XProtect events: not sent → XProtect camera "Lobby 4 (192.168.0.199)"').waitFor();
+    await partShot(form, 'camera-settings-milestone');
+    await form.getByRole('button', { name: 'Stop sending' }).click();
+    await form.getByRole('status').filter({ hasText: 'No more events of this camera go to XProtect.' }).waitFor();
+    expect((await camera()).settings.milestone).to.equal(null);
+    expect(await form.getByLabel('Camera in XProtect').inputValue()).to.equal('');
+  });
+
   it('acknowledges the alarm with a comment, shows who did and when, and changes the comment', async () => {
     const alarm = page.locator('section.alarm-card');
     await alarm.getByText('Not acknowledged yet.').waitFor();

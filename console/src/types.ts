@@ -65,6 +65,14 @@ export interface CameraSettings {
   armed: ArmedRange[];
   time_zone: string;
   dark_is_tamper: boolean;
+  milestone: MilestoneSource | null;
+}
+
+/** The camera in Milestone XProtect, for its analytics events (docs/events.md). */
+export interface MilestoneSource {
+  source_name: string;
+  source_object_id: string | null;
+  messages: { tampered: string; offline: string; ok: string };
 }
 
 /** A settings change, an acknowledgement or a reset (GET /cameras/<camera>/history). */

@@ -8,7 +8,7 @@ import { apiPostJson } from '../api.js';
 import { useOutcome } from '../components/outcome.js';
 import { StateBadge } from '../components/state.js';
 import { ago, when } from '../format.js';
-import type { ArmedRange, CameraDetail, CameraState, HistoryEntry } from '../types.js';
+import type { ArmedRange, CameraDetail, CameraState, HistoryEntry, MilestoneSource } from '../types.js';
 import { periodText, scheduleText } from './camera-settings.js';
 
 /** The API's longest comment (CameraComment.comment). */
@@ -149,15 +149,17 @@ const SETTING_NAMES: Record<string, string> = {
   armed: 'armed',
   time_zone: 'time zone',
   dark_is_tamper: 'too dark is tampering',
+  milestone: 'XProtect events',
 };
 /** An entry's own fields; every other field of a settings entry is a change. */
 const ENTRY_FIELDS = new Set(['at', 'kind', 'by', 'comment', 'previous_state', 'previous_checks_state']);
 
 function settingValue(name: string, value: unknown): string {
-  if (value === null || value === undefined) return 'default';
+  if (value === null || value === undefined) return name === 'milestone' ? 'not sent' : 'default';
   if (name === 'ignore_areas' && Array.isArray(value)) return value.length === 0 ? 'none' : `${value.length} area${value.length === 1 ? '' : 's'}`;
   if (name === 'armed' && Array.isArray(value)) return value.length === 0 ? 'always' : (value as ArmedRange[]).map(periodText).join('; ');
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (name === 'milestone' && typeof value === 'object') return `XProtect camera "${(value as MilestoneSource).source_name}"`;
   if (typeof value === 'object') return JSON.stringify(value);
   return String(value);
 }

@@ -1,14 +1,15 @@
 // A camera's settings (PUT /cameras/<camera>, the settings fields only): how sensitive its checks
 // are, how many make or clear an alarm, whether a picture too dark to judge is tampering, when it
 // is armed and in which time zone; and the areas of its picture that count for nothing, drawn on
-// its reference. Each form sends only what the operator changed, so a value the camera takes from
-// the appliance's defaults stays a default until someone sets it.
+// its reference; and how Milestone XProtect knows the camera, for its analytics events. Each form
+// sends only what the operator changed, so a value the camera takes from the appliance's defaults
+// stays a default until someone sets it.
 import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiPutJson } from '../api.js';
 import { AreaEditor } from '../components/area-editor.js';
 import { useOutcome } from '../components/outcome.js';
-import type { ArmedRange, CameraDetail, CameraSettings, IgnoreArea, Sensitivity, Weekday } from '../types.js';
+import type { ArmedRange, CameraDetail, CameraSettings, IgnoreArea, MilestoneSource, Sensitivity, Weekday } from '../types.js';
 
 /** Each level's line (openapi: CameraSourceSettings.sensitivity). */
 export const SENSITIVITY: Record<Sensitivity, { label: string; line: number; why: string }> = {
@@ -76,6 +77,7 @@ export function CameraSettingsCard({ camera: c, onChanged }: { camera: CameraDet
         <RulesForm camera={c} onChanged={onChanged} />
         <IgnoreAreasForm camera={c} onChanged={onChanged} />
       </div>
+      <MilestoneForm camera={c} onChanged={onChanged} />
     </section>
   );
 }
@@ -330,5 +332,120 @@ function IgnoreAreasForm({ camera: c, onChanged }: { camera: CameraDetail; onCha
         )}
       </div>
     </section>
+  );
+}
+
+/** The messages a camera sends when it names none (openapi: MilestoneSourceInput.messages). */
+const MILESTONE_DEFAULTS = { tampered: 'Camera tampered', offline: 'Camera offline', ok: 'Camera OK' };
+const MILESTONE_STATES: [keyof MilestoneSource['messages'], string][] = [
+  ['tampered', 'Tampered'],
+  ['offline', 'Offline'],
+  ['ok', 'Back to OK'],
+];
+
+const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+
+interface MilestoneDraft {
+  source_name: string;
+  source_object_id: string;
+  messages: MilestoneSource['messages'];
+}
+
+/** A default message is shown as empty (its placeholder), so that it stays a default. */
+const fromMilestone = (m: MilestoneSource | null): MilestoneDraft => ({
+  source_name: m?.source_name ?? '',
+  source_object_id: m?.source_object_id ?? '',
+  messages: {
+    tampered: m && m.messages.tampered !== MILESTONE_DEFAULTS.tampered ? m.messages.tampered : '',
+    offline: m && m.messages.offline !== MILESTONE_DEFAULTS.offline ? m.messages.offline : '',
+    ok: m && m.messages.ok !== MILESTONE_DEFAULTS.ok ? m.messages.ok : '',
+  },
+});
+
+function MilestoneForm({ camera: c, onChanged }: { camera: CameraDetail; onChanged: () => void }) {
+  const { draft, setDraft, dirty, discard } = useDraft(fromMilestone(c.settings.milestone));
+  const outcome = useOutcome('Not saved:');
+  const sending = c.settings.milestone !== null;
+  const edit = (patch: Partial<MilestoneDraft>) => {
+    outcome.clear();
+    setDraft({ ...draft, ...patch });
+  };
+  const put = (milestone: unknown, done: string) =>
+    outcome.run(async () => {
+      const answer = await apiPutJson<{ camera: CameraDetail }>(`/cameras/${encodeURIComponent(c.camera)}`, { milestone });
+      setDraft(fromMilestone(answer.camera.settings.milestone));
+      onChanged();
+      return done;
+    });
+  const save = (e: Event) => {
+    e.preventDefault();
+    if (draft.source_name.trim() === '') {
+      return outcome.run(async () => {
+        throw new Error(sending ? "give the camera's name or address in XProtect, or stop sending events." : "give the camera's name or address in XProtect.");
+      });
+    }
+    const id = draft.source_object_id.trim();
+    if (id !== '' && !GUID.test(id)) {
+      return outcome.run(async () => {
+        throw new Error("the camera's id in XProtect is a GUID such as 1f3bd6a1-4b8e-4bd0-9f56-5d1c6d2b1a10; leave it empty to name the camera only.");
+      });
+    }
+    return put(
+      { source_name: draft.source_name, source_object_id: id || null, messages: draft.messages },
+      'XProtect settings saved: the next change of state goes there.',
+    );
+  };
+  return (
+    <form class="grid-form milestone-form" onSubmit={save} aria-labelledby="milestone-title">
+      <h3 id="milestone-title">Milestone XProtect</h3>
+      <p class="hint">
+        {sending ? "This camera's changes of state go to XProtect as analytics events" : "This camera's changes of state are not sent to XProtect"}, when the appliance has an event server
+        (MILESTONE_EVENT_URL). Each message must match an analytics event defined in XProtect.
+      </p>
+      <div class="milestone-fields">
+        <span>
+          <label for="milestone-source">Camera in XProtect</label>
+          <input id="milestone-source" type="text" spellcheck={false} placeholder="Name or address, e.g. 192.168.0.199" value={draft.source_name} onInput={(e) => edit({ source_name: e.currentTarget.value })} />
+        </span>
+        <span class="milestone-id">
+          <label for="milestone-object-id">Its id (optional)</label>
+          <input id="milestone-object-id" type="text" spellcheck={false} placeholder="GUID from the Management Client" value={draft.source_object_id} onInput={(e) => edit({ source_object_id: e.currentTarget.value })} />
+        </span>
+        {MILESTONE_STATES.map(([state, label]) => (
+          <span key={state}>
+            <label for={`milestone-${state}`}>Message: {label}</label>
+            <input
+              id={`milestone-${state}`}
+              type="text"
+              placeholder={MILESTONE_DEFAULTS[state]}
+              value={draft.messages[state]}
+              onInput={(e) => edit({ messages: { ...draft.messages, [state]: e.currentTarget.value } })}
+            />
+          </span>
+        ))}
+      </div>
+      {outcome.notices}
+      <div class="button-row">
+        <button type="submit" class="primary" disabled={outcome.busy}>
+          Save XProtect settings
+        </button>
+        {dirty && (
+          <button
+            type="button"
+            onClick={() => {
+              outcome.clear();
+              discard();
+            }}
+          >
+            Discard changes
+          </button>
+        )}
+        {sending && (
+          <button type="button" class="danger" disabled={outcome.busy} onClick={() => put(null, 'No more events of this camera go to XProtect.')}>
+            Stop sending
+          </button>
+        )}
+      </div>
+    </form>
   );
 }
