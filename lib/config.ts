@@ -32,6 +32,13 @@ export interface Config {
   /** Analytics worker processes; 0 makes a node that answers the API and runs no jobs. @defaultValue number of CPU cores (`WORKERS`) */
   workers: number;
   /**
+   * What a worker process may hold (lib/jobs/worker-pool.ts); null: no bound. @defaultValue three
+   * quarters of the box's memory shared by WORKERS, at least 768 MiB (`WORKER_MEMORY_MB`, 0 for
+   * none; `WORKER_IDLE_MEMORY_MB`, half of it: a worker past it after a job is replaced;
+   * `WORKER_MAX_JOBS`, 1000: jobs after which a worker is replaced)
+   */
+  workerMemory: { limitBytes: number; idleBytes: number; maxJobs: number } | null;
+  /**
    * The PostgreSQL database shared by several nodes (`postgres://user:pass@host:port/db`), on a
    * server of the site's own; null keeps everything in SQLite under DATA_DIR, one box alone.
    * (`DATABASE_URL`)
@@ -152,6 +159,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     resultTtlDays: number(env, 'RESULT_TTL_DAYS', 7, 0.0001, 3650),
     recordRetentionDays: number(env, 'RECORD_RETENTION_DAYS', 90, 0.0001, 36500),
     workers: integer(env, 'WORKERS', Math.max(1, os.availableParallelism()), 0, 256),
+    workerMemory: workerMemory(env, integer(env, 'WORKERS', Math.max(1, os.availableParallelism()), 0, 256)),
     databaseUrl: env.DATABASE_URL ? databaseUrl(env.DATABASE_URL) : null,
     nodeId: env.NODE_ID ? nodeId(env.NODE_ID) : null,
     jobLeaseMs: Math.round(number(env, 'JOB_LEASE_S', 30, 1, 3600) * 1000),
@@ -238,6 +246,18 @@ function number(env: NodeJS.ProcessEnv, name: string, fallback: number, min: num
     throw new ConfigError(name, `expected a number from ${min} to ${max}, got "${raw}"`);
   }
   return value;
+}
+
+const MIB = 1024 * 1024;
+/** No default bound below this: a 1080p face log holds 700-900 MiB (docs/benchmarks.md). */
+const MIN_DEFAULT_WORKER_MB = 768;
+
+function workerMemory(env: NodeJS.ProcessEnv, workers: number): Config['workerMemory'] {
+  const share = Math.floor((0.75 * os.totalmem()) / MIB / Math.max(1, workers));
+  const limitMb = integer(env, 'WORKER_MEMORY_MB', Math.max(MIN_DEFAULT_WORKER_MB, share), 0, 1024 * 1024);
+  if (limitMb === 0) return null;
+  const idleMb = integer(env, 'WORKER_IDLE_MEMORY_MB', Math.floor(limitMb / 2), 1, limitMb);
+  return { limitBytes: limitMb * MIB, idleBytes: idleMb * MIB, maxJobs: integer(env, 'WORKER_MAX_JOBS', 1000, 1, 100_000_000) };
 }
 
 function integer(env: NodeJS.ProcessEnv, name: string, fallback: number, min: number, max: number): number {

@@ -22,6 +22,8 @@ export interface MetricsSources {
   queueLimit: number;
   workersAlive(): number;
   workerRestarts(): number;
+  /** Well workers replaced since start, by why (memory_limit, memory_after_job, max_jobs). */
+  workerRetirements(): Record<string, number>;
   workerPids(): number[];
   freeDiskBytes(): Promise<number>;
   /** Webhook events neither delivered nor given up, on every node sharing the store. */
@@ -141,6 +143,19 @@ export class ServiceMetrics {
         const now = sources.workerRestarts();
         if (now > restartsSeen) this.inc(now - restartsSeen);
         restartsSeen = now;
+      },
+    });
+    const retiredSeen: Record<string, number> = {};
+    new Counter({
+      name: 'vaa_worker_replacements_total',
+      help: 'Well worker processes replaced by why: memory_limit (past WORKER_MEMORY_MB during a job), memory_after_job (past WORKER_IDLE_MEMORY_MB after one), max_jobs (WORKER_MAX_JOBS)',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        for (const [reason, now] of Object.entries(sources.workerRetirements())) {
+          this.inc({ reason }, now - (retiredSeen[reason] ?? 0));
+          retiredSeen[reason] = now;
+        }
       },
     });
     new Gauge({

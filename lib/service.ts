@@ -203,7 +203,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     ...sessionsModule.duties(sessionStore, now),
     ...(mqttOutput ? [mqttStatesDuty(mqttOutput)] : []),
   ];
-  const pool = new WorkerPool({ size: config.workers, logger });
+  const pool = new WorkerPool({ size: config.workers, logger, memory: config.workerMemory ?? undefined });
   pool.start();
   const storage = new StorageGuard(config.dataDir, config.minFreeDiskBytes, options.diskSpace);
   const metrics: ServiceMetrics = new ServiceMetrics({
@@ -215,6 +215,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     queueLimit: config.queueLimit,
     workersAlive: () => pool.alive,
     workerRestarts: () => pool.restarts,
+    workerRetirements: () => pool.retired,
     workerPids: () => pool.pids,
     freeDiskBytes: () => storage.freeBytes(),
     webhooksPending: () => outbox.pendingCount(),

@@ -16,6 +16,23 @@ export class JobTimeoutError extends ServiceError {
   }
 }
 
+/**
+ * The worker's resident memory went past WORKER_MEMORY_MB while it ran the job: the job stopped at
+ * its next progress report (between frames) and its worker is replaced. Not retried: the job would
+ * need as much on any node with the same bound.
+ */
+export class MemoryLimitError extends ServiceError {
+  constructor(rssBytes: number, limitBytes: number) {
+    super(
+      'memory_limit',
+      `The job needed more memory than a worker may use: ${mib(rssBytes)} MiB resident, over the bound of ${mib(limitBytes)} MiB (WORKER_MEMORY_MB); a shorter or smaller video may fit`,
+      { expose: true },
+    );
+  }
+}
+
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
+
 /** The analytic failed because of a bug (not bad input): clients see a generic text, the log has the details. */
 export class AnalyticCrashError extends ServiceError {
   constructor(message: string) {

@@ -1,12 +1,21 @@
 // A fixed-size pool of analytics worker processes. A worker that crashes or overruns its time
 // limit fails only the job it was running, and is replaced.
+//
+// Memory: each busy worker's resident memory is read every second (/proc/<pid>/status). Past the
+// bound (WORKER_MEMORY_MB) its job is asked to stop, which it does at its next progress report,
+// between frames, with `memory_limit`; the worker is then replaced. A worker is also replaced after
+// WORKER_MAX_JOBS jobs, and when its memory, a moment after a job (its garbage collected), stays
+// above WORKER_IDLE_MEMORY_MB: whatever a job leaves behind does not pile up. The kernel is told to
+// prefer a worker to the service when memory runs out (oom_score_adj), so the service outlives it.
 import type { FramesProgress } from './analytic.js';
 import { fork, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from 'pino';
-import { AnalyticCrashError, JobTimeoutError, WorkerCrashedError } from './errors.js';
+import { AnalyticCrashError, JobTimeoutError, MemoryLimitError, WorkerCrashedError } from './errors.js';
 import { AnalyticError } from '../errors.js';
+import { procStatus } from '../proc-stats.js';
 import type { AnalyticOutcome } from './analytic.js';
 import type { WorkerCancel, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
@@ -39,12 +48,36 @@ export const WORKER_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(32 * 1024 * 10
 /** A worker that dies before reporting ready this many times in a row stops the pool from respawning. */
 const MAX_FAILED_STARTS = 5;
 
+/** How often a busy worker's memory is read. */
+const MEMORY_SAMPLE_MS = 1000;
+/** How long after a job its worker's memory is read: the worker's deferred garbage collection (worker-process.ts) has run. */
+const AFTER_JOB_SAMPLE_MS = 2500;
+/** The workers' oom_score_adj (the service's is 0): the kernel's out-of-memory killer picks a worker first. */
+const WORKER_OOM_SCORE_ADJ = 500;
+
+/** Why a worker was replaced while it was well. */
+export type RetireReason = 'memory_limit' | 'memory_after_job' | 'max_jobs';
+
+export interface WorkerMemoryBounds {
+  /** A busy worker past this stops its job with memory_limit, bytes. */
+  limitBytes: number;
+  /** A worker still past this a moment after a job is replaced, bytes. */
+  idleBytes: number;
+  /** Jobs after which a worker is replaced. */
+  maxJobs: number;
+}
+
 export interface WorkerPoolOptions {
   size: number;
   logger: Logger;
   /** The worker's entry script (tests pass a misbehaving one). */
   script?: string;
+  /** No bounds: a worker is replaced only when it crashes or overruns. */
+  memory?: WorkerMemoryBounds;
 }
+
+/** A worker's resident memory; 0 off Linux (no bound applies) or once it is gone. */
+const residentBytes = (pid: number) => procStatus(pid, 'VmRSS');
 
 export interface RunOptions {
   timeoutMs: number;
@@ -69,6 +102,14 @@ interface Worker {
   timer: NodeJS.Timeout | null;
   /** Kills the worker if a cancelled job does not stop in time. */
   cancelTimer: NodeJS.Timeout | null;
+  /** Jobs it finished (any outcome). */
+  jobs: number;
+  /** Set when it is to be replaced as soon as it has no job; it is handed none from then. */
+  retire: RetireReason | null;
+  /** It was asked to exit (retired): its exit is no crash. */
+  retiring: boolean;
+  /** The largest resident memory seen during its current job, bytes. */
+  peakBytes: number;
 }
 
 export class WorkerPool {
@@ -78,11 +119,18 @@ export class WorkerPool {
   private failedStarts = 0;
   /** Workers replaced after a crash or timeout, since start. */
   restarts = 0;
+  /** Well workers replaced, by why, since start. */
+  readonly retired: Record<RetireReason, number> = { memory_limit: 0, memory_after_job: 0, max_jobs: 0 };
+  private memoryWatch: NodeJS.Timeout | null = null;
 
   constructor(private readonly options: WorkerPoolOptions) {}
 
   start(): void {
     for (let i = 0; i < this.options.size; i++) this.spawn();
+    if (this.options.memory) {
+      this.memoryWatch = setInterval(() => this.watchMemory(), MEMORY_SAMPLE_MS);
+      this.memoryWatch.unref();
+    }
   }
 
   get pids(): number[] {
@@ -138,6 +186,7 @@ export class WorkerPool {
    */
   async stop(): Promise<void> {
     this.stopping = true;
+    if (this.memoryWatch) clearInterval(this.memoryWatch);
     for (const task of this.waiting.splice(0)) task.reject(new WorkerCrashedError('the service is stopping'));
     const exits = [...this.workers].map(
       (w) =>
@@ -164,7 +213,12 @@ export class WorkerPool {
     } catch (err) {
       this.options.logger.warn({ err }, 'could not lower the priority of a worker process');
     }
-    const worker: Worker = { child, ready: false, task: null, timer: null, cancelTimer: null };
+    try {
+      if (child.pid) fs.writeFileSync(`/proc/${child.pid}/oom_score_adj`, String(WORKER_OOM_SCORE_ADJ));
+    } catch {
+      // not Linux, or not allowed: the kernel chooses by size alone
+    }
+    const worker: Worker = { child, ready: false, task: null, timer: null, cancelTimer: null, jobs: 0, retire: null, retiring: false, peakBytes: 0 };
     this.workers.add(worker);
     child.on('message', (reply: WorkerReply) => this.onReply(worker, reply));
     child.on('error', (err) => this.options.logger.error({ err, pid: child.pid }, 'worker process error'));
@@ -177,6 +231,7 @@ export class WorkerPool {
       if (!worker.ready || worker.task) continue;
       const task = this.waiting.shift()!;
       worker.task = task;
+      worker.peakBytes = 0;
       worker.timer = setTimeout(() => this.onTimeout(worker), task.options.timeoutMs);
       worker.child.send(task.request);
     }
@@ -200,6 +255,7 @@ export class WorkerPool {
       return;
     }
     this.release(worker);
+    this.afterJob(worker, task);
     if (reply.type === 'done') {
       task.resolve(reply.outcome);
     } else if (task.cancelled) {
@@ -234,6 +290,11 @@ export class WorkerPool {
       task?.reject(new WorkerCrashedError('the service is stopping'));
       return;
     }
+    if (worker.retiring) {
+      this.spawn();
+      return;
+    }
+    if (worker.retire === 'memory_limit') this.retired.memory_limit++; // killed: its job did not stop in time
     const how = signal ? `signal ${signal}` : `exit code ${code}`;
     if (task?.cancelled) {
       task.reject(task.cancelled);
@@ -249,6 +310,56 @@ export class WorkerPool {
     }
     this.restarts++;
     this.spawn();
+  }
+
+  /** Busy workers past the bound are told to stop their job; each job's peak is kept for its log line. */
+  private watchMemory(): void {
+    const bounds = this.options.memory!;
+    for (const worker of this.workers) {
+      const task = worker.task;
+      if (!task || task.cancelled || !worker.child.pid) continue;
+      const rss = residentBytes(worker.child.pid);
+      if (rss === 0) continue;
+      worker.peakBytes = Math.max(worker.peakBytes, rss);
+      if (rss <= bounds.limitBytes || task.cancelled) continue;
+      this.jobLogger(task).warn({ pid: worker.child.pid, rss_mib: mib(rss), limit_mib: mib(bounds.limitBytes) }, 'worker past its memory bound; stopping its job');
+      worker.retire = 'memory_limit';
+      this.cancel(task.request.jobId, new MemoryLimitError(rss, bounds.limitBytes));
+    }
+  }
+
+  /** A job ended on `worker`: it is replaced now if it must be, or its memory is read once it had time to collect its garbage. */
+  private afterJob(worker: Worker, task: Task): void {
+    worker.jobs++;
+    const bounds = this.options.memory;
+    if (!bounds) return;
+    if (worker.peakBytes > 0) this.jobLogger(task).debug({ pid: worker.child.pid, peak_rss_mib: mib(worker.peakBytes) }, 'worker memory during the job');
+    if (!worker.retire && worker.jobs >= bounds.maxJobs) worker.retire = 'max_jobs';
+    if (worker.retire) {
+      this.retireNow(worker);
+      return;
+    }
+    const jobs = worker.jobs;
+    setTimeout(() => {
+      // still idle since that job: another job's memory is that job's business
+      if (worker.task || worker.jobs !== jobs || worker.retiring || !worker.child.pid) return;
+      const rss = residentBytes(worker.child.pid);
+      if (rss <= bounds.idleBytes) return;
+      this.options.logger.info({ pid: worker.child.pid, rss_mib: mib(rss), idle_limit_mib: mib(bounds.idleBytes) }, 'worker memory stays high after its job');
+      worker.retire = 'memory_after_job';
+      this.retireNow(worker);
+    }, AFTER_JOB_SAMPLE_MS).unref();
+  }
+
+  /** Ends a well worker that has no job, and starts its replacement when it has gone. */
+  private retireNow(worker: Worker): void {
+    if (worker.retiring || worker.task || this.stopping) return;
+    const reason = worker.retire!;
+    worker.ready = false; // never hand it another task
+    worker.retiring = true;
+    this.retired[reason]++;
+    this.options.logger.info({ pid: worker.child.pid, reason, jobs: worker.jobs }, 'replacing a worker');
+    worker.child.kill('SIGKILL'); // it holds nothing: its job is over
   }
 
   private jobLogger(task: Task): Logger {
@@ -272,3 +383,5 @@ export class WorkerPool {
     worker.task = null;
   }
 }
+
+const mib = (bytes: number) => Math.round(bytes / 1024 / 1024);
