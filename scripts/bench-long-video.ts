@@ -20,6 +20,7 @@
 // Options: --minutes N (10; the face log runs at about 2.4x real time at 1080p on 2 cores, so
 //          the default takes about 4.5 minutes after 6.5 of the three baselines; --minutes 2 for a quick run)
 //          --resolution WxH (1920x1080; 1280x720 or 640x480: the bench set's videos of that size)
+//          --no-baselines (memory only: skips the three decodes, and so the ratios to them)
 // The job's time limit is the service's default (60 s + FACE_LOG_MS_PER_FRAME 400 ms per frame,
 // 101 minutes for 10 minutes of video); set FACE_LOG_MS_PER_FRAME in the environment to change it.
 import { execFileSync } from 'node:child_process';
@@ -177,9 +178,11 @@ async function main(): Promise<void> {
   const size = fs.statSync(video.file).size;
   console.log(`\nLong video: ${WIDTH}x${HEIGHT} @ ${FPS} fps, ${minutes} min (${frames} frames, ${mib(size)} MiB H.264), ${video.source}`);
 
-  const plain = await decodeBaseline(video.file, { width: WIDTH, height: HEIGHT, fps: FPS });
   const s = (ms: number) => `${(ms / 1000).toFixed(1)} s, ${((frames / ms) * 1000).toFixed(1)} fps`;
-  console.log(`Decode (ffmpeg -threads 2 to BGR frames): into a pipe that drops them ${s(plain.pipeMs)}; to /dev/null ${s(plain.devNullMs)}; the face log's decoder into its encoder ${s(plain.transcodeMs)}`);
+  const plain = process.argv.includes('--no-baselines') ? { pipeMs: NaN, devNullMs: NaN, transcodeMs: NaN } : await decodeBaseline(video.file, { width: WIDTH, height: HEIGHT, fps: FPS });
+  if (!Number.isNaN(plain.pipeMs)) {
+    console.log(`Decode (ffmpeg -threads 2 to BGR frames): into a pipe that drops them ${s(plain.pipeMs)}; to /dev/null ${s(plain.devNullMs)}; the face log's decoder into its encoder ${s(plain.transcodeMs)}`);
+  }
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-long-'));
   const service = await spawnService({ DATA_DIR: path.join(dir, 'data'), AUTH_CREDENTIALS: 'bench:bench' });
