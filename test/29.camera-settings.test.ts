@@ -299,6 +299,7 @@ describeBackends('camera settings', function (backend) {
       await check(id, media.clipCovered);
     }
     await post('/cameras/b-acked/acknowledge');
+    await put('b-acked', { source_url: 'rtsp://127.0.0.1:1/b', enabled: false }); // paused: never read
     const list = (query: string, headers: Record<string, string> = {}) => api(`${svc.url}/cameras${query}`, { headers });
     const first = await list('?order=attention&per_page=2');
     expect(first.body.cameras.map((c: any) => c.camera)).to.deep.equal(['c-alarm', 'b-acked']);
@@ -306,7 +307,13 @@ describeBackends('camera settings', function (backend) {
     expect((await list('?order=attention&per_page=2&page=3')).body.cameras.map((c: any) => c.camera)).to.deep.equal(['e-ok']);
     expect((await list('?state=unacknowledged')).body.cameras.map((c: any) => c.camera)).to.deep.equal(['c-alarm']);
     expect((await list('?state=ok&q=D-')).body).to.deep.include({ total: 1 });
-    expect((await list('')).body.cameras.map((c: any) => c.camera)).to.deep.equal(['a-ok', 'b-acked', 'c-alarm', 'd-ok', 'e-ok']);
+    const everyCamera = (await list('')).body.cameras;
+    expect(everyCamera.map((c: any) => c.camera)).to.deep.equal(['a-ok', 'b-acked', 'c-alarm', 'd-ok', 'e-ok']);
+    // a page reads its own cameras' references and sources: each card is the camera as the whole list has it
+    expect(everyCamera.find((e: any) => e.camera === 'b-acked').source).to.include({ enabled: false });
+    for (const query of ['?order=attention&per_page=2', '?order=attention&per_page=2&page=2', '?q=d-ok&per_page=1']) {
+      for (const c of (await list(query)).body.cameras) expect(c, `${query} ${c.camera}`).to.deep.equal(everyCamera.find((e: any) => e.camera === c.camera));
+    }
     for (const bad of ['?state=broken', '?per_page=0', '?per_page=201', '?page=x', '?order=name']) {
       const res = await list(bad);
       expect(res.status, bad).to.equal(400);

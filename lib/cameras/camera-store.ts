@@ -203,6 +203,16 @@ export class CameraStore {
     return rows.map(referenceFromRow);
   }
 
+  /** The references of these cameras (a page of the camera list), by camera, slot and newest first. */
+  async referencesOf(cameras: string[]): Promise<ReferenceRecord[]> {
+    if (cameras.length === 0) return [];
+    const rows = await this.db.sql.all<ReferenceRow>(
+      `SELECT * FROM camera_references WHERE camera IN (${cameras.map(() => '?').join(', ')}) ORDER BY camera, slot, seq DESC`,
+      ...cameras,
+    );
+    return rows.map(referenceFromRow);
+  }
+
   async reference(camera: string, id: string): Promise<ReferenceRecord | null> {
     const row = await this.db.sql.get<ReferenceRow>('SELECT * FROM camera_references WHERE camera = ? AND id = ?', camera, id);
     return row ? referenceFromRow(row) : null;

@@ -114,6 +114,13 @@ export class SourceStore {
     return new Map(rows.map((r) => [r.camera, sourceFromRow(r)]));
   }
 
+  /** The sources of these cameras (a page of the camera list), by camera. */
+  async of(cameras: string[]): Promise<Map<string, SourceRecord>> {
+    if (cameras.length === 0) return new Map();
+    const rows = await this.db.sql.all<SourceRow>(`SELECT * FROM camera_sources WHERE camera IN (${cameras.map(() => '?').join(', ')})`, ...cameras);
+    return new Map(rows.map((r) => [r.camera, sourceFromRow(r)]));
+  }
+
   /**
    * Writes a camera's source. A new source, a new URL, or checks switched back on are due at once;
    * a shorter interval brings the next check forward. A new URL forgets the old one's failures.

@@ -27,9 +27,14 @@ export function pictureLinks(deps: CameraHttp, ctx: Context): PictureLinks {
 }
 
 /** Every camera's references, by camera (slot order, newest first in a slot). */
-export async function allCurrentReferences(deps: CameraHttp): Promise<Map<string, ReferenceRecord[]>> {
+export async function allCurrentReferences(deps: CameraHttp, cameras: string[] | null = null): Promise<Map<string, ReferenceRecord[]>> {
   const byCamera = new Map<string, ReferenceRecord[]>();
-  for (const r of await deps.cameras.references(null)) byCamera.set(r.camera, [...(byCamera.get(r.camera) ?? []), r]);
+  const references = cameras === null ? await deps.cameras.references(null) : await deps.cameras.referencesOf(cameras);
+  for (const r of references) {
+    const list = byCamera.get(r.camera);
+    if (list) list.push(r);
+    else byCamera.set(r.camera, [r]);
+  }
   return byCamera;
 }
 

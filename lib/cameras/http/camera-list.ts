@@ -81,7 +81,9 @@ export async function listCameras(deps: CameraHttp, ctx: Context): Promise<void>
   );
   if (query.order === 'attention') matching = matching.sort(byAttention);
   const shown = query.page ? matching.slice((query.page.number - 1) * query.page.size, query.page.number * query.page.size) : matching;
-  const [sources, references] = await Promise.all([deps.sources.all(), allCurrentReferences(deps)]);
+  // a page reads its own cameras' sources and references only (MAX_PER_PAGE of them at most)
+  const ids = query.page ? shown.map((c) => c.id) : null;
+  const [sources, references] = await Promise.all([ids ? deps.sources.of(ids) : deps.sources.all(), allCurrentReferences(deps, ids)]);
   const links = pictureLinks(deps, ctx);
   const now = Date.now();
   const body = {
