@@ -32,6 +32,8 @@ export interface MetricsSources {
   cameraStates(): Promise<{ state: string; count: number }[]>;
   /** With MQTT_URL: whether this node's broker connection is up, and the events waiting for the broker. */
   mqtt?: { connected(): boolean; pending(): Promise<number> } | null;
+  /** With MILESTONE_EVENT_URL: the analytics events waiting for XProtect. */
+  milestone?: { pending(): Promise<number> } | null;
   /** The periodic duties' names: their counters are reported even at 0. */
   duties: string[];
 }
@@ -232,6 +234,18 @@ export class ServiceMetrics {
         registers,
         async collect() {
           const pending = await mqtt.pending().catch(() => null);
+          if (pending !== null) this.set(pending);
+        },
+      });
+    }
+    if (sources.milestone) {
+      const milestone = sources.milestone;
+      new Gauge({
+        name: 'vaa_milestone_pending',
+        help: "Analytics events waiting for XProtect's event server (MILESTONE_EVENT_URL), on every node sharing the database",
+        registers,
+        async collect() {
+          const pending = await milestone.pending().catch(() => null);
           if (pending !== null) this.set(pending);
         },
       });

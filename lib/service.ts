@@ -50,7 +50,7 @@ import { WebhookDispatcher } from './webhooks/dispatcher.js';
 import { webhookFinishHook } from './webhooks/job-events.js';
 import { webhooksModule } from './webhooks/module.js';
 import type { OutboxStore } from './webhooks/outbox-store.js';
-import { eventTargets, MQTT_RECEIVER } from './webhooks/outbox.js';
+import { eventTargets, MILESTONE_RECEIVER, MQTT_RECEIVER } from './webhooks/outbox.js';
 import { MqttOutput, mqttStatesDuty } from './mqtt/mqtt-output.js';
 import { presentCameraSummary } from './cameras/present.js';
 import { resolveWebhookSecret, type WebhookSecret } from './webhooks/secret.js';
@@ -177,6 +177,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
   // Other nodes may be writing results now; their leftovers go with the retention sweep.
   if (!db.shared) removePartialResults(resultsDir);
 
+  const milestoneStatus = config.milestoneEventUrl ? { pending: () => outbox.pendingCount(`${MILESTONE_RECEIVER}${config.milestoneEventUrl}`) } : null;
   const mqttStatus = config.mqtt ? { connected: () => mqttOutput?.connected ?? false, pending: () => outbox.pendingCount(MQTT_RECEIVER) } : null;
   // After each (re)connection the events that waited for the broker are due at once.
   const mqttOutput = config.mqtt
@@ -220,6 +221,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     freeDiskBytes: () => storage.freeBytes(),
     webhooksPending: () => outbox.pendingCount(),
     mqtt: mqttStatus,
+    milestone: milestoneStatus,
     cameraStates: () => cameras.stateCounts(),
     duties: duties.map((d) => d.name),
   });
@@ -272,7 +274,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     sessionsModule.routes(sessions, logger),
     camerasModule.routes({ cameras, sources, outbox, jobs, queue, checks, links, logger, config }),
     jobsModule.routes({ jobs, now, resultsDir, resultTtlMs }),
-    (router) => healthRoutes(router, { db, queue, pool, storage, config, logger, nodeId, mqtt: mqttStatus }),
+    (router) => healthRoutes(router, { db, queue, pool, storage, config, logger, nodeId, mqtt: mqttStatus, milestone: milestoneStatus }),
     (router) => metricsRoutes(router, metrics),
     (router) => openApiRoutes(router),
   ];

@@ -43,14 +43,15 @@ describeBackends('Milestone XProtect analytics events', function (backend) {
   let media: TestMedia;
   let xprotect: WebhookReceiver;
   let svc: TestService;
-  let replies: Reply[] = [];
+  /** How XProtect answers the n-th request (0 the first). */
+  let reply: (n: number) => Reply = () => 200;
 
   before(() => {
     media = testMedia();
   });
   beforeEach(async () => {
-    replies = [];
-    xprotect = await WebhookReceiver.start((n) => replies[n] ?? 200);
+    reply = () => 200;
+    xprotect = await WebhookReceiver.start((n) => reply(n));
     const eventUrl = xprotect.url.replace(/\/hook$/, '/');
     svc = await startTestService({ ...(await backend.env()), KAMCHECK_WAIT_MS: '30000', ALARM_AFTER: '1', CLEAR_AFTER: '1', MILESTONE_EVENT_URL: eventUrl, WEBHOOK_BACKOFF_MS: '200' });
   });
@@ -137,8 +138,26 @@ describeBackends('Milestone XProtect analytics events', function (backend) {
     expect(((ok.doc.SnapshotList as Parsed).Snapshot as Parsed).Width).to.equal('320');
   });
 
+  it('keeps an event while XProtect refuses it, shown in /healthz and /metrics, and sends it when XProtect takes it', async () => {
+    let accept = false;
+    reply = () => (accept ? 200 : 503);
+    await api(`${svc.url}/cameras/yard/reference`, { method: 'PUT', body: form({ image: media.referenceNear }) });
+    await putJson(`${svc.url}/cameras/yard`, { milestone: { source_name: 'Yard' } });
+    expect((await api(`${svc.url}/healthz`)).body.health.milestone).to.deep.equal({ pending: 0 });
+    await check('yard', media.clipCovered);
+    await until('refused twice', () => xprotect.requests.length >= 2, 20_000);
+    const health = await api(`${svc.url}/healthz`);
+    expect(health.status, 'XProtect away does not make the appliance unhealthy').to.equal(200);
+    expect(health.body.health.milestone).to.deep.equal({ pending: 1 });
+    expect((await api(`${svc.url}/metrics`)).body).to.include('vaa_milestone_pending 1');
+    accept = true;
+    await until('taken', async () => (await api(`${svc.url}/healthz`)).body.health.milestone.pending === 0, 40_000);
+    expect(new Set(received(xprotect).map((e) => e.header.ID)).size, 'the same event each time').to.equal(1);
+    expect((await api(`${svc.url}/metrics`)).body).to.include('vaa_milestone_pending 0');
+  });
+
   it('tries a refusing server again; what it answered is in the log and /metrics', async () => {
-    replies = [500, 503, 200];
+    reply = (n) => [500, 503][n] ?? 200;
     await api(`${svc.url}/cameras/dock/reference`, { method: 'PUT', body: form({ image: media.referenceNear }) });
     await putJson(`${svc.url}/cameras/dock`, { milestone: { source_name: 'Dock camera' } });
     await check('dock', media.clipCovered);

@@ -26,6 +26,8 @@ export interface HealthSources {
   nodeId: string;
   /** With MQTT_URL: the broker connection and the events waiting for it; reported, not judged. */
   mqtt?: { connected(): boolean; pending(): Promise<number> } | null;
+  /** With MILESTONE_EVENT_URL: the analytics events waiting for XProtect; reported, not judged. */
+  milestone?: { pending(): Promise<number> } | null;
 }
 
 export interface HealthReport {
@@ -46,6 +48,8 @@ export interface HealthReport {
   };
   /** With MQTT_URL. */
   mqtt?: { connected: boolean; pending: number | null };
+  /** With MILESTONE_EVENT_URL. */
+  milestone?: { pending: number | null };
 }
 
 export function healthRoutes(router: Router, deps: HealthSources): void {
@@ -107,6 +111,7 @@ export async function checkHealth(deps: HealthSources, startedAt: number): Promi
       ...(outOfSpace && { job_out_of_space: { job_id: outOfSpace.jobId, at: new Date(outOfSpace.at).toUTCString() } }),
     },
     ...(deps.mqtt && { mqtt: { connected: deps.mqtt.connected(), pending: database ? await deps.mqtt.pending().catch(() => null) : null } }),
+    ...(deps.milestone && { milestone: { pending: database ? await deps.milestone.pending().catch(() => null) : null } }),
   };
   return { report, problems };
 }
