@@ -94,15 +94,7 @@ export class ServiceMetrics {
       buckets: JOB_SECONDS_BUCKETS,
       registers,
     });
-    new Gauge({
-      name: 'vaa_queue_depth',
-      help: 'Jobs waiting or running in the queue, on every node sharing the database',
-      registers,
-      async collect() {
-        const depth = await sources.queueDepth().catch(() => null);
-        if (depth !== null) this.set(depth);
-      },
-    });
+    storeGauge(registers, 'vaa_queue_depth', 'Jobs waiting or running in the queue, on every node sharing the database', () => sources.queueDepth());
     new Gauge({
       name: 'vaa_jobs_running',
       help: 'Jobs running on this node',
@@ -209,15 +201,7 @@ export class ServiceMetrics {
       buckets: WEBHOOK_SECONDS_BUCKETS,
       registers,
     });
-    new Gauge({
-      name: 'vaa_webhook_outbox_pending',
-      help: 'Webhook events waiting for delivery (neither delivered nor given up), on every node sharing the database',
-      registers,
-      async collect() {
-        const pending = await sources.webhooksPending().catch(() => null);
-        if (pending !== null) this.set(pending);
-      },
-    });
+    storeGauge(registers, 'vaa_webhook_outbox_pending', 'Events waiting for delivery (neither delivered nor given up) to every receiver, on every node sharing the database', () => sources.webhooksPending());
     if (sources.mqtt) {
       const mqtt = sources.mqtt;
       new Gauge({
@@ -228,27 +212,11 @@ export class ServiceMetrics {
           this.set(mqtt.connected() ? 1 : 0);
         },
       });
-      new Gauge({
-        name: 'vaa_mqtt_pending',
-        help: 'Events waiting to be published on the MQTT broker, on every node sharing the database',
-        registers,
-        async collect() {
-          const pending = await mqtt.pending().catch(() => null);
-          if (pending !== null) this.set(pending);
-        },
-      });
+      storeGauge(registers, 'vaa_mqtt_pending', 'Events waiting to be published on the MQTT broker, on every node sharing the database', () => mqtt.pending());
     }
     if (sources.milestone) {
       const milestone = sources.milestone;
-      new Gauge({
-        name: 'vaa_milestone_pending',
-        help: "Analytics events waiting for XProtect's event server (MILESTONE_EVENT_URL), on every node sharing the database",
-        registers,
-        async collect() {
-          const pending = await milestone.pending().catch(() => null);
-          if (pending !== null) this.set(pending);
-        },
-      });
+      storeGauge(registers, 'vaa_milestone_pending', "Analytics events waiting for XProtect's event server (MILESTONE_EVENT_URL), on every node sharing the database", () => milestone.pending());
     }
     new Gauge({
       name: 'vaa_cameras',
@@ -350,6 +318,19 @@ export class ServiceMetrics {
   text(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/** A gauge read from the database at each scrape; while the database does not answer, it keeps its last value. */
+function storeGauge(registers: Registry[], name: string, help: string, read: () => Promise<number>): void {
+  new Gauge({
+    name,
+    help,
+    registers,
+    async collect() {
+      const value = await read().catch(() => null);
+      if (value !== null) this.set(value);
+    },
+  });
 }
 
 /** VmRSS of a process in bytes; 0 when it is gone or /proc is not there. */

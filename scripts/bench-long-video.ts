@@ -165,6 +165,8 @@ function kindOf(pid: number): Kind {
 }
 
 const mib = (bytes: number) => (bytes / MiB).toFixed(0);
+/** `, 2.31x the decode ...`; nothing without the baselines (--no-baselines). */
+const ratio = (ms: number, baselineMs: number, what: string) => (Number.isNaN(baselineMs) ? '' : `, ${(ms / baselineMs).toFixed(2)}x ${what}`);
 
 /** CPU ms of the service's workers by pid: their own, and their exited ffmpeg children's. */
 function workersCpu(service: number): Map<number, { own: number; children: number }> {
@@ -232,14 +234,14 @@ async function main(): Promise<void> {
       console.log(`Upload and checks: ${((accepted - uploadStart) / 1000).toFixed(1)} s`);
       console.log(
         `Face log: ${(jobMs / 1000).toFixed(1)} s for ${task.frames_processed} frames: ${fps.toFixed(2)} fps, ` +
-          `${(fps / FPS).toFixed(2)}x real time, ${(jobMs / plain.pipeMs).toFixed(2)}x the decode into a pipe, ${(jobMs / plain.devNullMs).toFixed(2)}x the decode to /dev/null, ${(jobMs / plain.transcodeMs).toFixed(2)}x the decode and encode alone; ${task.message}`,
+          `${(fps / FPS).toFixed(2)}x real time${ratio(jobMs, plain.pipeMs, 'the decode into a pipe')}${ratio(jobMs, plain.devNullMs, 'the decode to /dev/null')}${ratio(jobMs, plain.transcodeMs, 'the decode and encode alone')}; ${task.message}`,
       );
       // However the work were scheduled, its CPU spread over every core takes this long at least.
       const cores = os.availableParallelism();
       const leastMs = (cpu.own + cpu.children) / cores;
       console.log(
         `Face log CPU: worker ${(cpu.own / 1000).toFixed(1)} s (analysis and frame moving), its ffmpeg decoder and encoder ${(cpu.children / 1000).toFixed(1)} s; ` +
-          `spread over ${cores} cores at least ${(leastMs / 1000).toFixed(1)} s, ${(leastMs / plain.pipeMs).toFixed(2)}x the decode into a pipe`,
+          `spread over ${cores} cores at least ${(leastMs / 1000).toFixed(1)} s${ratio(leastMs, plain.pipeMs, 'the decode into a pipe')}`,
       );
     }
     console.log(`\nPeak resident memory (VmHWM and VmRSS from /proc every ${SAMPLE_MS / 1000} s), service on its defaults (WORKERS=${os.availableParallelism()}):`);

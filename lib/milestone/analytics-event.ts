@@ -72,5 +72,5 @@ export function analyticsEventXml(e: AnalyticsEventFields): string {
   return doc.end({ prettyPrint: false });
 }
 
-/** xs:dateTime in UTC with milliseconds, e.g. 2026-11-28T09:12:03.120Z. */
+/** xs:dateTime in UTC with milliseconds (ISO 8601 ending in Z), as the schema's dateTime takes it. */
 export const xsDateTime = (ms: number) => new Date(ms).toISOString();

@@ -173,7 +173,7 @@ export class WebhookDispatcher {
     const seconds = (performance.now() - started) / 1000;
     const observe = (outcome: WebhookDeliveryOutcome) =>
       output === 'webhook' ? metrics?.observeWebhookDelivery(d.eventType, outcome, seconds) : metrics?.observeOutputDelivery(output, outcome);
-    if ('answer' in result) {
+    if (output === 'milestone' && 'answer' in result) {
       metrics?.observeMilestoneAnswer(result.status);
       logger.info({ status: result.status, answer: result.answer, ms: Math.round(seconds * 1000) }, 'XProtect answered an analytics event');
     }

@@ -216,21 +216,18 @@ function RulesForm({ camera: c, onChanged }: { camera: CameraDetail; onChanged: 
         <button type="submit" class="primary" disabled={outcome.busy}>
           Save settings
         </button>
-        {dirty && (
-          <button
-            type="button"
-            onClick={() => {
-              outcome.clear();
-              discard();
-            }}
-          >
-            Discard changes
-          </button>
-        )}
+        {dirty && <DiscardButton onDiscard={() => { outcome.clear(); discard(); }} />}
       </div>
     </form>
   );
 }
+
+/** Puts a form back to what the appliance says. */
+const DiscardButton = ({ onDiscard }: { onDiscard: () => void }) => (
+  <button type="button" onClick={onDiscard}>
+    Discard changes
+  </button>
+);
 
 /** The periods of the schedule; `children`: the schedule's time zone field. */
 function ScheduleEditor({ armed, onChange, children }: { armed: ArmedRange[]; onChange: (armed: ArmedRange[]) => void; children?: ComponentChildren }) {
@@ -316,15 +313,7 @@ function IgnoreAreasForm({ camera: c, onChanged }: { camera: CameraDetail; onCha
         </button>
         {dirty && (
           <>
-            <button
-              type="button"
-              onClick={() => {
-                outcome.clear();
-                discard();
-              }}
-            >
-              Discard changes
-            </button>
+            <DiscardButton onDiscard={() => { outcome.clear(); discard(); }} />
             <span class="unsaved" role="status">
               Not saved yet
             </span>
@@ -429,17 +418,7 @@ function MilestoneForm({ camera: c, onChanged }: { camera: CameraDetail; onChang
         <button type="submit" class="primary" disabled={outcome.busy}>
           Save XProtect settings
         </button>
-        {dirty && (
-          <button
-            type="button"
-            onClick={() => {
-              outcome.clear();
-              discard();
-            }}
-          >
-            Discard changes
-          </button>
-        )}
+        {dirty && <DiscardButton onDiscard={() => { outcome.clear(); discard(); }} />}
         {sending && (
           <button type="button" class="danger" disabled={outcome.busy} onClick={() => put(null, 'No more events of this camera go to XProtect.')}>
             Stop sending

@@ -55,16 +55,19 @@ export function readFlag(name: string, raw: unknown): boolean {
   throw invalidParameter(`"${name}" must be true or false, got ${shown(raw)}`);
 }
 
+/** A value sent as JSON, or as JSON text in a form field. */
+function fromForm(name: string, raw: unknown, what: string): unknown {
+  if (typeof raw !== 'string') return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    throw invalidParameter(`"${name}" must be ${what}; the form field is not JSON: ${shown(raw)}`);
+  }
+}
+
 /** A list sent as JSON, or as JSON text in a form field. */
 function readList(name: string, raw: unknown, what: string): unknown[] {
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw invalidParameter(`"${name}" must be ${what}; the form field is not JSON: ${shown(raw)}`);
-    }
-  }
+  const value = fromForm(name, raw, what);
   if (!Array.isArray(value)) throw invalidParameter(`"${name}" must be ${what}, got ${shown(raw)}`);
   return value;
 }
@@ -102,8 +105,7 @@ function readArmed(raw: unknown): ArmedRange[] {
     const where = `"armed" range ${i + 1}`;
     if (typeof range !== 'object' || range === null || Array.isArray(range)) throw invalidParameter(`${where} must be an object with "days", "from" and "to", got ${shown(range)}`);
     const r = range as Record<string, unknown>;
-    const extra = Object.keys(r).filter((k) => !['days', 'from', 'to'].includes(k));
-    if (extra.length > 0) throw invalidParameter(`${where} has unknown field(s) ${extra.map((k) => `"${k.slice(0, 20)}"`).join(', ')}: a range takes "days", "from" and "to"`);
+    unknownKeys(where, r, ['days', 'from', 'to']);
     const days = r.days;
     if (!Array.isArray(days) || days.length === 0 || !days.every((d) => typeof d === 'string' && (WEEKDAYS as readonly string[]).includes(d.toLowerCase()))) {
       throw invalidParameter(`${where}: "days" must be a list of ${WEEKDAYS.map((d) => `"${d}"`).join(', ')}, got ${shown(days)}`);
@@ -127,14 +129,7 @@ const GUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 const MILESTONE = '{"source_name": "<the camera\'s name or address in XProtect>", "source_object_id": "<its GUID, optional>", "messages": {"tampered": "...", "offline": "...", "ok": "..."}}';
 
 function readMilestone(raw: unknown): MilestoneSource {
-  let value = raw;
-  if (typeof raw === 'string') {
-    try {
-      value = JSON.parse(raw);
-    } catch {
-      throw invalidParameter(`"milestone" must be an object such as ${MILESTONE}; the form field is not JSON: ${shown(raw)}`);
-    }
-  }
+  const value = fromForm('milestone', raw, `an object such as ${MILESTONE}`);
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidParameter(`"milestone" must be an object such as ${MILESTONE}, got ${shown(raw)}`);
   const m = value as Record<string, unknown>;
   unknownKeys('"milestone"', m, ['source_name', 'source_object_id', 'messages']);
