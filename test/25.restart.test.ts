@@ -82,8 +82,15 @@ describeBackends('restarts and crashes of the service', function (backend) {
       const env = { ...(await newEnv()), JOB_LEASE_S: '2' };
       const first = await spawnService({ ...env, NODE_ID: 'node-a' });
       const ids = await submitBurst(first.url);
-      const states = await Promise.all(ids.map((id) => api(`${first.url}/kamcheck/${id}`)));
-      expect(states.some((s) => /^Processing/.test(s.body.task.message)), 'a job running when killed').to.equal(true);
+      // Running: claimed and not finished. Its message moves on from "Processing" to the
+      // analytic's own steps ("Decoding", "Analysing 25 frames") within milliseconds, and
+      // between two jobs none runs for a moment: look until one does.
+      const running = (task: any) => !task.complete && !/^Queued/.test(task.message);
+      let tasks: any[] = [];
+      for (const until = Date.now() + 10_000; Date.now() < until && !tasks.some(running); ) {
+        tasks = (await Promise.all(ids.map((id) => api(`${first.url}/kamcheck/${id}`)))).map((r) => r.body.task);
+      }
+      expect(tasks.some(running), `a job running when killed: ${tasks.map((t) => t.message).join(', ')}`).to.equal(true);
       first.child.kill('SIGKILL');
       await first.exited;
 
