@@ -1,6 +1,7 @@
 // The service's one configuration object, read once at start from the environment.
 // Every default lives here; README.md documents the same table.
 import fs from 'node:fs';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import tls from 'node:tls';
@@ -126,6 +127,26 @@ export interface Config {
    * @defaultValue DEFAULT_FACE_DETECTOR_RUNTIME (`FACE_DETECTOR_RUNTIME`)
    */
   faceDetectorRuntime: FaceDetectorRuntime;
+  /**
+   * Failed sign-ins (Basic, the console, API keys) allowed per client address and per user name
+   * before the answer is 429, as `count/unit` windows; `none` for no limit (lib/users/sign-in-throttle.ts).
+   * @defaultValue `1/second;5/minute;20/hour` (`SIGN_IN_LIMIT_PER_ADDRESS`) and
+   * `10/minute;100/hour` (`SIGN_IN_LIMIT_PER_USER`)
+   */
+  signInLimits: { perAddress: RateLimit[]; perUser: RateLimit[] };
+  /**
+   * Proxies whose `X-Forwarded-For` names the client (addresses or CIDR ranges, comma-separated);
+   * without them the client is the connection's peer. @defaultValue none (`TRUSTED_PROXIES`)
+   */
+  trustedProxies: string[];
+  /** How long the audit trail keeps its records, in days. @defaultValue 365 (`AUDIT_RETENTION_DAYS`) */
+  auditRetentionDays: number;
+}
+
+/** At most `count` failures within `windowMs`. */
+export interface RateLimit {
+  count: number;
+  windowMs: number;
 }
 
 /** What can run the face log's nets (lib/facelog/detect/tile-runtime.ts, lib/facelog/appearance/face-net.ts). */
@@ -185,6 +206,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mqtt: env.MQTT_URL ? mqttSettings(env) : null,
     milestoneEventUrl: env.MILESTONE_EVENT_URL ? httpUrl(env.MILESTONE_EVENT_URL, 'MILESTONE_EVENT_URL') : null,
     faceDetectorRuntime: faceDetectorRuntime(env),
+    signInLimits: {
+      perAddress: rateLimits(env, 'SIGN_IN_LIMIT_PER_ADDRESS', '1/second;5/minute;20/hour'),
+      perUser: rateLimits(env, 'SIGN_IN_LIMIT_PER_USER', '10/minute;100/hour'),
+    },
+    trustedProxies: env.TRUSTED_PROXIES ? trustedProxies(env.TRUSTED_PROXIES) : [],
+    auditRetentionDays: number(env, 'AUDIT_RETENTION_DAYS', 365, 1, 36500),
   };
 }
 
@@ -219,6 +246,36 @@ function tlsFiles(env: NodeJS.ProcessEnv): TlsFiles | null {
     throw new ConfigError('TLS_CERT', `"${certFile}" and "${keyFile}" are not a usable PEM certificate and private key: ${(err as Error).message}`);
   }
   return { certFile: path.resolve(certFile), keyFile: path.resolve(keyFile), cert, key };
+}
+
+const RATE_UNITS: Record<string, number> = { second: 1000, minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+
+/** `1/second;5/minute;20/hour` (units may be plural); `none` for no limit. */
+function rateLimits(env: NodeJS.ProcessEnv, name: string, fallback: string): RateLimit[] {
+  const text = env[name] || fallback;
+  if (text.trim() === 'none') return [];
+  return text
+    .split(';')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((part) => {
+      const m = /^(\d{1,9})\s*\/\s*(second|minute|hour|day)s?$/i.exec(part);
+      if (!m || Number(m[1]) < 1) throw new ConfigError(name, `expected limits like "1/second;5/minute;20/hour" (or "none"), got "${part}"`);
+      return { count: Number(m[1]), windowMs: RATE_UNITS[m[2].toLowerCase()] };
+    });
+}
+
+/** Addresses or CIDR ranges, IPv4 or IPv6, checked here so that a typo stops the start. */
+function trustedProxies(text: string): string[] {
+  const list = text.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const entry of list) {
+    const [address, prefix, extra] = entry.split('/');
+    const family = net.isIP(address);
+    const bits = family === 4 ? 32 : 128;
+    const ok = family !== 0 && extra === undefined && (prefix === undefined || (/^\d{1,3}$/.test(prefix) && Number(prefix) <= bits));
+    if (!ok) throw new ConfigError('TRUSTED_PROXIES', `expected addresses or CIDR ranges (10.0.0.0/8, ::1), got "${entry}"`);
+  }
+  return list;
 }
 
 /** Parses `user:password[,user:password...]`. */

@@ -18,9 +18,12 @@ async function main(): Promise<void> {
     throw err;
   }
   const service = await startService(config, logger);
-  const where = service.credentials.file
-    ? `credentials in ${service.credentials.file}${service.credentials.generated ? ' (generated now)' : ''}`
-    : 'credentials from AUTH_CREDENTIALS';
+  const first = service.credentials;
+  const where = first.fromEnvironment
+    ? 'admins from AUTH_CREDENTIALS'
+    : first.file
+      ? `the first admin's password in ${first.file}${first.generated ? ' (generated now)' : ''}`
+      : 'users in the database';
   logger.info(
     { url: service.url, workers: config.workers, dataDir: config.dataDir, webhookSecretFile: service.webhookSecret.file },
     'service started',

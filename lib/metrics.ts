@@ -61,6 +61,8 @@ export class ServiceMetrics {
   private readonly webhookDeliveries: Counter<'event_type' | 'outcome'>;
   private readonly outputDeliveries: Counter<'output' | 'outcome'>;
   private readonly milestoneAnswers: Counter<'status'>;
+  private readonly signIns: Counter<'method' | 'outcome'>;
+  private readonly passwordHashes: Counter;
   private readonly webhookSeconds: Histogram<'event_type' | 'outcome'>;
   private readonly checkLateness: Histogram;
   private readonly checkWait: Histogram;
@@ -194,6 +196,18 @@ export class ServiceMetrics {
       labelNames: ['status'],
       registers,
     });
+    this.signIns = new Counter({
+      name: 'vaa_sign_ins_total',
+      help: 'Sign-ins checked by this node, by method (basic, console, key) and outcome: ok, wrong (credentials refused), throttled (refused with 429 before any check)',
+      labelNames: ['method', 'outcome'],
+      registers,
+    });
+    for (const method of ['basic', 'console', 'key']) for (const outcome of ['ok', 'wrong', 'throttled']) this.signIns.inc({ method, outcome }, 0);
+    this.passwordHashes = new Counter({
+      name: 'vaa_password_hashes_total',
+      help: 'Passwords hashed by this node to check a sign-in (scrypt; a credential checked in the last minutes is not hashed again)',
+      registers,
+    });
     this.webhookSeconds = new Histogram({
       name: 'vaa_webhook_delivery_duration_seconds',
       help: 'Time of one webhook delivery attempt until the receiver answered (or the attempt failed), by event type and outcome',
@@ -288,6 +302,14 @@ export class ServiceMetrics {
 
   observeOutputDelivery(output: 'mqtt' | 'milestone', outcome: WebhookDeliveryOutcome): void {
     this.outputDeliveries.inc({ output, outcome });
+  }
+
+  countSignIn(method: 'basic' | 'console' | 'key', outcome: 'ok' | 'wrong' | 'throttled'): void {
+    this.signIns.inc({ method, outcome });
+  }
+
+  countPasswordHash(): void {
+    this.passwordHashes.inc();
   }
 
   observeMilestoneAnswer(status: number | null): void {

@@ -17,7 +17,17 @@ import { CheckSchedule } from './cameras/check-schedule.js';
 import { signedPictureLink } from './cameras/http/picture-links.js';
 import { camerasModule } from './cameras/module.js';
 import type { Config } from './config.js';
-import { resolveCredentials, type ResolvedCredentials } from './credentials.js';
+import { provisionUsers, forgetFilePassword, type FirstCredentials } from './users/first-admin.js';
+import { usersModule } from './users/module.js';
+import type { UserStore } from './users/user-store.js';
+import { Users } from './users/users.js';
+import { SignInThrottle } from './users/sign-in-throttle.js';
+import { Authenticator, principalOf } from './users/authenticator.js';
+import { auditModule } from './audit/module.js';
+import type { AuditStore } from './audit/audit-store.js';
+import { auditTrail } from './audit/http/routes.js';
+import { authenticate } from './http/auth.js';
+import { clientAddress } from './http/client-address.js';
 import type { Database } from './db/database.js';
 import { openDatabase } from './db/open-database.js';
 import { StorageGuard, type DiskSpaceProbe } from './disk-space.js';
@@ -59,7 +69,7 @@ import { resolveWebhookSecret, type WebhookSecret } from './webhooks/secret.js';
  * The service's modules, in the order their tables are migrated: a module after those whose
  * tables its migrations read (the cameras' second step reads the jobs' through their store).
  */
-export const MODULES = [jobsModule, sourcesModule, camerasModule, webhooksModule, sessionsModule];
+export const MODULES = [jobsModule, sourcesModule, camerasModule, webhooksModule, sessionsModule, usersModule, auditModule];
 
 /** Every module's store on one database: the other modules reach a module's tables only through its store. */
 export interface Stores {
@@ -68,6 +78,8 @@ export interface Stores {
   cameras: CameraStore;
   outbox: OutboxStore;
   sessions: SessionStore;
+  users: UserStore;
+  audit: AuditStore;
 }
 
 /** Brings every module's tables to their newest version, together, and opens their stores. */
@@ -80,6 +92,8 @@ export async function openStores(db: Database): Promise<Stores> {
     cameras: camerasModule.openStore(db, sources),
     outbox: webhooksModule.openStore(db),
     sessions: sessionsModule.openStore(db),
+    users: usersModule.openStore(db),
+    audit: auditModule.openStore(db),
   };
 }
 
@@ -89,7 +103,8 @@ export interface RunningService extends Stores {
   nodeId: string;
   /** Where this node's uploads are written while they arrive. */
   tmpDir: string;
-  credentials: ResolvedCredentials;
+  /** Where the first admin's password came from (AUTH_CREDENTIALS, DATA_DIR/credentials, or generated now). */
+  credentials: FirstCredentials;
   /** The database every module's store works on (tests and benchmarks look into it). */
   db: Database;
   pool: WorkerPool;
@@ -107,6 +122,8 @@ export interface RunningService extends Stores {
   /** The key webhook deliveries are signed with, and its file when it is not WEBHOOK_SECRET. */
   webhookSecret: WebhookSecret;
   app: Koa;
+  /** Every route, as `METHOD /path` the way the router knows it (each has its access rule). */
+  routes: string[];
   stop(graceMs?: number): Promise<void>;
 }
 
@@ -131,7 +148,6 @@ export async function startService(config: Config, logger: Logger, options: Serv
   fs.mkdirSync(jobsDir, { recursive: true });
   fs.mkdirSync(resultsDir, { recursive: true });
 
-  const credentials = resolveCredentials(config);
   const webhookSecret = resolveWebhookSecret(config);
   const db = await openDatabase(config, logger);
   const closing: (() => Promise<void>)[] = [() => db.close()];
@@ -145,7 +161,14 @@ export async function startService(config: Config, logger: Logger, options: Serv
     await undo();
     throw err;
   }
-  const { jobs, sources, cameras, outbox, sessions: sessionStore } = stores;
+  const { jobs, sources, cameras, outbox, sessions: sessionStore, users: userStore, audit } = stores;
+  let credentials: FirstCredentials;
+  try {
+    credentials = await provisionUsers(userStore, config, logger, now);
+  } catch (err) {
+    await undo();
+    throw err;
+  }
 
   await removeStaleJobFolders(jobsDir, jobs, db.shared, logger);
   // The node's name needs the port it listens on: the server listens first and gets its request
@@ -196,12 +219,15 @@ export async function startService(config: Config, logger: Logger, options: Serv
         onConnected: () => void outbox.dueNow(MQTT_RECEIVER).then(() => webhooks.nudge(), () => webhooks.nudge()),
       })
     : null;
+  const throttle = new SignInThrottle(userStore, config.signInLimits, now);
   const duties = [
     ...jobsModule.duties({ store: jobs, recordRetentionMs: config.recordRetentionDays * 24 * 60 * 60 * 1000, resultsDir, resultTtlMs, logger, now, reclaimSpace: () => db.reclaimSpace() }),
     ...sourcesModule.duties(config.dataDir, sources),
     ...camerasModule.duties(config.dataDir, cameras, { sources, outbox, targets: eventTargets(config) }),
     ...webhooksModule.duties(outbox),
     ...sessionsModule.duties(sessionStore, now),
+    ...usersModule.duties(userStore, throttle, now),
+    ...auditModule.duties(audit, config.auditRetentionDays * 24 * 60 * 60 * 1000, now),
     ...(mqttOutput ? [mqttStatesDuty(mqttOutput)] : []),
   ];
   const pool = new WorkerPool({ size: config.workers, logger, memory: config.workerMemory ?? undefined });
@@ -256,7 +282,34 @@ export async function startService(config: Config, logger: Logger, options: Serv
   });
 
   const links = ResultLinks.fromDataDir(config.dataDir);
-  const sessions = new Sessions(sessionStore, credentials.credentials, now);
+  const address = clientAddress(config.trustedProxies);
+  const authenticator = new Authenticator({
+    store: userStore,
+    throttle,
+    logger,
+    now,
+    metrics,
+    onAttempt: (e) =>
+      void audit
+        .record({ at: now(), actor: e.method === 'key' ? `key:${e.presented}` : e.presented, address: e.address, action: e.outcome === 'ok' ? 'sign_in.succeeded' : 'sign_in.failed', target: e.method === 'key' ? `key:${e.presented}` : `user:${e.presented}`, detail: { method: e.method } })
+        .catch((err) => logger.error({ err }, 'cannot record a sign-in in the audit trail')),
+  });
+  const users = new Users(userStore, now, (name) => forgetFilePassword(config.dataDir, name, logger));
+  const sessions = new Sessions(
+    sessionStore,
+    {
+      signIn: async (name, password, from) => {
+        const r = await authenticator.password(name, password, from, 'console');
+        if (r.outcome === 'throttled') return { throttled: r.retryAfterS };
+        return r.outcome === 'ok' && r.user ? { passwordHash: r.user.passwordHash, principal: r.principal } : null;
+      },
+      current: async (name) => {
+        const u = await userStore.get(name);
+        return u && { passwordHash: u.passwordHash, principal: principalOf(u) };
+      },
+    },
+    now,
+  );
   const analyticHttp: Omit<AnalyticHttp, 'upload'> = {
     jobs,
     queue,
@@ -271,7 +324,9 @@ export async function startService(config: Config, logger: Logger, options: Serv
   };
   const routes: ModuleRoutes[] = [
     ...servedAnalytics.map((served): ModuleRoutes => (router, http) => served.routes(router, { ...analyticHttp, ...http })),
-    sessionsModule.routes(sessions, logger),
+    sessionsModule.routes(sessions, logger, address),
+    usersModule.routes(users),
+    auditModule.routes(audit),
     camerasModule.routes({ cameras, sources, outbox, jobs, queue, checks, links, logger, config }),
     jobsModule.routes({ jobs, now, resultsDir, resultTtlMs }),
     (router) => healthRoutes(router, { db, queue, pool, storage, config, logger, nodeId, mqtt: mqttStatus, milestone: milestoneStatus }),
@@ -279,10 +334,11 @@ export async function startService(config: Config, logger: Logger, options: Serv
     (router) => openApiRoutes(router),
   ];
   const signedLink = (ctx: Context) => signedResultLink(ctx, links) || signedPictureLink(ctx, links);
-  const { app } = createApp({
+  const { app, router } = createApp({
     config,
     logger,
-    credentials: credentials.credentials,
+    authenticate: (bypass) => authenticate({ authenticator, address, bypass }),
+    auditTrail: auditTrail(audit, address, logger, now),
     tmpDir,
     storage,
     metrics,
@@ -381,6 +437,7 @@ export async function startService(config: Config, logger: Logger, options: Serv
     duties: dutyRunner,
     webhookSecret,
     app,
+    routes: router.stack.flatMap((layer) => layer.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${String(layer.path)}`)),
     stop,
   };
 }

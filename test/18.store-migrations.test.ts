@@ -22,7 +22,7 @@ import { FIRST_RELEASE_SQLITE, SINGLE_VERSION_RELEASE_POSTGRES, SINGLE_VERSION_R
 
 const silent = pino({ level: 'silent' });
 const LONG_LEASE_MS = 30_000;
-const CURRENT_VERSIONS = { cameras: 4, jobs: 4, sessions: 1, sources: 1, webhooks: 2 };
+const CURRENT_VERSIONS = { audit: 1, cameras: 4, jobs: 4, sessions: 1, sources: 1, users: 1, webhooks: 2 };
 /** When the box of test/fixtures/releases/96a78b5/ was killed: the time of its last accepted check. */
 const KILLED_AT_96A78B5 = 1_795_809_812_347;
 

@@ -148,10 +148,10 @@ describeBackends('observability: health, metrics, logs', function (backend) {
 
   it('GET /metrics counts each periodic duty: its runs, its failures and their durations, from the start', async () => {
     svc = await start();
-    const names = ['jobs.retention', 'sources.capture-files', 'cameras.reference-files', 'cameras.thumbnails', 'cameras.held-alarms', 'webhooks.outbox', 'sessions.expired'];
+    const names = ['jobs.retention', 'sources.capture-files', 'cameras.reference-files', 'cameras.thumbnails', 'cameras.held-alarms', 'webhooks.outbox', 'sessions.expired', 'users.sign_ins', 'audit.retention'];
     expect(svc.service.duties.names.sort()).to.deep.equal([...names].sort());
     // The duties that run at start have run once by the time the first scrape sees them.
-    const atStart = ['jobs.retention', 'cameras.reference-files', 'cameras.thumbnails', 'cameras.held-alarms', 'sessions.expired'];
+    const atStart = ['jobs.retention', 'cameras.reference-files', 'cameras.thumbnails', 'cameras.held-alarms', 'sessions.expired', 'users.sign_ins', 'audit.retention'];
     const first = await until('the duties run at start', async () => {
       const m = parseMetrics((await api(`${svc!.url}/metrics`)).body);
       return atStart.every((d) => m.get(`vaa_duty_runs_total{duty="${d}"}`) === 1) ? m : undefined;

@@ -11,6 +11,11 @@ import { startService, type RunningService, type ServiceOptions } from '../lib/s
 import { checkResponse } from './openapi-check.js';
 
 export const USER = 'tester';
+/**
+ * Tests send wrong credentials on purpose, all from 127.0.0.1: the sign-in throttle is off unless
+ * a test sets its limits (test/77 tests it with the defaults).
+ */
+export const NO_SIGN_IN_LIMITS = { SIGN_IN_LIMIT_PER_ADDRESS: 'none', SIGN_IN_LIMIT_PER_USER: 'none' };
 export const PASSWORD = 'correct horse battery staple';
 export const AUTH = 'Basic ' + Buffer.from(`${USER}:${PASSWORD}`).toString('base64');
 
@@ -75,6 +80,7 @@ export async function startTestService(
     HOST: '127.0.0.1',
     AUTH_CREDENTIALS: `${USER}:${PASSWORD}`,
     WORKERS: '1',
+    ...NO_SIGN_IN_LIMITS,
     ...env,
   });
   const service = await startService(config, pino({ level: 'debug' }, sink), options);
@@ -101,7 +107,7 @@ export interface ServiceProcess {
 /** Runs `node build/lib/main.js` as a child process and waits until it listens. */
 export async function spawnService(env: Record<string, string>): Promise<ServiceProcess> {
   const child = spawn(process.execPath, [path.resolve('build/lib/main.js')], {
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...NO_SIGN_IN_LIMITS, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let text = '';

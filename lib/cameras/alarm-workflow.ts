@@ -18,7 +18,7 @@ type Stores = OutcomeStores & { targets: WebhookTargets };
 export const HELD_ALARMS_INTERVAL_MS = 15_000;
 
 /** Applies the settings that `change` names, and records what changed in the camera's history. Returns the changes by API name. */
-export async function changeSettings(o: Stores, camera: string, change: SettingsChange, actor: string | null, now: number): Promise<Record<string, unknown>> {
+export async function changeSettings(o: Stores, camera: string, change: SettingsChange, actor: string | null, now: number): Promise<Record<string, { from: unknown; to: unknown }>> {
   return o.cameras.transaction(async (tx) => {
     await o.cameras.ensure(tx, camera, now);
     const before = (await o.cameras.lock(tx, camera))!;

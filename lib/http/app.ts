@@ -1,16 +1,17 @@
 // The Koa application: one error handler that speaks the SPEC's envelope, the operator console's
-// files, authentication on every route (Basic, or a console session), then the routes the
-// composition root (lib/service.ts) gives it: each module's, the analytics', health and metrics.
+// files, authentication on every route (Basic, a key, or a console session), the audit trail,
+// then the routes the composition root (lib/service.ts) gives it, each behind its access rule
+// (access.ts): each module's, the analytics', health and metrics.
 import Koa, { type Context, type Middleware, type Next } from 'koa';
 import Router from '@koa/router';
 import type { Logger } from 'pino';
-import type { Config, Credential } from '../config.js';
+import type { Config } from '../config.js';
 import type { StorageGuard } from '../disk-space.js';
 import { describeError } from '../errors.js';
 import type { ServiceMetrics } from '../metrics.js';
 import type { HttpParts, ModuleRoutes } from '../service-module.js';
 import { SERVER_HEADER } from '../version.js';
-import { basicAuth } from './auth.js';
+import { installAccessRules } from './access.js';
 import { consolePages } from './console-pages.js';
 import { errorBody, methodNotAllowed, notFound } from './errors.js';
 import { allowedMethods, requestMetrics } from './request-metrics.js';
@@ -19,7 +20,10 @@ import { multipartUpload } from './upload.js';
 export interface AppParts {
   config: Pick<Config, 'maxUploadBytes' | 'publicBaseUrl'>;
   logger: Logger;
-  credentials: Credential[];
+  /** Who the request is, from its Authorization header (auth.ts); skipped by `open` requests. */
+  authenticate: (bypass: (ctx: Context) => boolean) => Middleware;
+  /** Records what a request changed (lib/audit/), once it has been answered. */
+  auditTrail: Middleware;
   /** Where uploads are written while they arrive. */
   tmpDir: string;
   /** Free space of DATA_DIR against MIN_FREE_DISK_MB: uploads that would go below it are refused. */
@@ -51,10 +55,16 @@ export function createApp(parts: AppParts): { app: Koa; router: Router } {
   app.use(consolePages(parts.config.publicBaseUrl));
   // A console session's cookie stands in for the Basic header; the sign-in itself needs neither.
   app.use(parts.sessionAuth);
-  const open = (ctx: Context) => parts.signedLink(ctx) || ctx.state.session !== undefined || parts.openPaths.includes(ctx.path);
-  app.use(basicAuth({ credentials: parts.credentials, bypass: open }));
+  const open = (ctx: Context) => {
+    if (parts.signedLink(ctx)) ctx.state.signedLink = true;
+    return ctx.state.signedLink === true || ctx.state.session !== undefined || parts.openPaths.includes(ctx.path);
+  };
+  app.use(parts.authenticate(open));
+  app.use(parts.auditTrail);
 
   for (const routes of parts.routes) routes(router, http);
+  // Every route has its rule of who may use it, or the service does not start.
+  installAccessRules(router);
   app.use(router.routes());
   app.use((ctx) => {
     if (ctx.status !== 404 || ctx.body !== undefined) return;

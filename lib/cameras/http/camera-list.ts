@@ -4,6 +4,7 @@
 // answer carries an ETag: a poll of an unchanged page is a 304 without a body.
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
+import { seesCamera } from '../../users/roles.js';
 import { invalidParameter } from '../../http/errors.js';
 import type { CameraRecord, CameraState } from '../camera-records.js';
 import { allCurrentReferences, currentReference, pictureLinks } from './camera-detail.js';
@@ -68,7 +69,8 @@ function readListQuery(ctx: Context): ListQuery {
 
 export async function listCameras(deps: CameraHttp, ctx: Context): Promise<void> {
   const query = readListQuery(ctx);
-  const all = await deps.cameras.list();
+  // a user or key limited to some cameras sees those only, in the list and its counts
+  const all = (await deps.cameras.list()).filter((c) => seesCamera(ctx.state.principal, c.id));
   const counts = { ok: 0, tampered: 0, offline: 0, unacknowledged: 0 };
   for (const c of all) {
     counts[c.state as CameraState]++;

@@ -31,13 +31,19 @@ export function sourceRoutes(router: Router, deps: CameraHttp): void {
     const now = Date.now();
     const stores = { ...deps, targets: eventTargets(deps.config) };
     const url = await changeSource(stores, camera, fields, now);
+    const audit: { detail: { source?: unknown }; before?: Record<string, unknown>; after?: Record<string, unknown> } = { detail: {} };
     if (Object.keys(fields).length > 0) {
+      audit.detail.source = { source_url: url ? redactSourceUrl(url) : undefined, check_interval_s: fields.intervalS, enabled: fields.enabled };
       deps.logger.info({ camera, source_url: url ? redactSourceUrl(url) : null, check_interval_s: fields.intervalS, enabled: fields.enabled }, 'camera source set');
     }
     if (Object.keys(settings).length > 0) {
       const changed = await changeSettings(stores, camera, settings, ctx.state.user ?? null, now);
       deps.logger.info({ camera, changed: Object.keys(changed) }, 'camera settings set');
+      audit.before = Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, v.from]));
+      audit.after = Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, v.to]));
     }
+    // the audit trail's record: the settings' before and after, the source as set (its password hidden)
+    ctx.state.audit = { action: 'camera.changed', target: `camera:${camera}`, ...audit };
     if (url) void deps.checks.look(); // a new source is checked now, not at the next look
     ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
   });

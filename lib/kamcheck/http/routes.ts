@@ -18,6 +18,7 @@ import { historyPage } from '../../jobs/http/history-page.js';
 import { idempotentSubmission } from '../../jobs/http/idempotency.js';
 import { presentTask } from '../../jobs/http/task-view.js';
 import { readCallbackUrl } from '../../webhooks/http/callback-url.js';
+import { seesCamera } from '../../users/roles.js';
 import { kamcheckAnalytic } from '../analytic.js';
 import { MAX_TAMPER_FRAMES } from '../limits.js';
 
@@ -35,6 +36,9 @@ export function kamcheckRoutes(router: Router, deps: KamcheckHttp): void {
     const video = singleFile(upload, 'video');
     const image = singleFile(upload, 'image');
     const camera = readCamera(upload);
+    // A check counts for its camera: a user or key limited to others may not make one. The same
+    // answer whether the camera exists or not, which tells nothing of the others.
+    if (camera && !seesCamera(ctx.state.principal, camera)) throw new ApiError(403, 'forbidden', `this user or key is limited to other cameras than "${camera}"`);
     const capturedAt = readCapturedAt(upload, arrived);
     const callbackUrl = readCallbackUrl(upload, deps.config);
     if (!video) throw missingFile('video');

@@ -6,7 +6,8 @@
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
-import { REALM } from '../../http/auth.js';
+import { REALM, setPrincipal, tooManyAttempts } from '../../http/auth.js';
+import type { Principal } from '../../users/roles.js';
 import { ApiError, invalidParameter } from '../../http/errors.js';
 import { httpDate } from '../../dates.js';
 import type { SessionRecord } from '../session-store.js';
@@ -40,13 +41,13 @@ export function sessionAuth(sessions: Sessions, isOpen: (ctx: Context) => boolea
     if (!SAFE_METHODS.has(ctx.method) && !csrfTokenMatches(session, ctx.get(CSRF_HEADER))) {
       throw sessionUnauthorized(`a request that changes something needs the session's ${CSRF_HEADER} header`);
     }
-    ctx.state.user = session.user;
+    setPrincipal(ctx, session.principal);
     ctx.state.session = session;
     return next();
   };
 }
 
-export function sessionRoutes(router: Router, sessions: Sessions, logger: Logger): void {
+export function sessionRoutes(router: Router, sessions: Sessions, logger: Logger, address: (ctx: Context) => string): void {
   router.get(SESSION_PATH, async (ctx: Context) => {
     const token = ctx.cookies.get(cookieName(ctx));
     const session = token ? await sessions.resolve(token) : null;
@@ -56,11 +57,9 @@ export function sessionRoutes(router: Router, sessions: Sessions, logger: Logger
 
   router.post(SESSION_PATH, async (ctx: Context) => {
     const { user, password } = await readSignIn(ctx);
-    const opened = await sessions.open(user, password);
-    if (!opened) {
-      logger.info({ user: user.slice(0, 64) }, 'console sign-in refused');
-      throw sessionUnauthorized('wrong user name or password');
-    }
+    const opened = await sessions.open(user, password, address(ctx));
+    if (opened && 'throttled' in opened) throw tooManyAttempts(opened.throttled);
+    if (!opened) throw sessionUnauthorized('wrong user name or password');
     logger.info({ user }, 'console session opened');
     ctx.cookies.set(cookieName(ctx), opened.token, {
       httpOnly: true,
@@ -80,18 +79,26 @@ export function sessionRoutes(router: Router, sessions: Sessions, logger: Logger
       if (!csrfTokenMatches(session, ctx.get(CSRF_HEADER))) throw sessionUnauthorized(`signing out needs the session's ${CSRF_HEADER} header`);
       await sessions.end(token);
       logger.info({ user: session.user }, 'console session ended');
+      ctx.state.user = session.user;
+      ctx.state.audit = { action: 'session.ended', target: `user:${session.user}` };
     }
     if (token) clearCookie(ctx);
     answer(ctx, null);
   });
 }
 
-function answer(ctx: Context, session: SessionRecord | null): void {
+function answer(ctx: Context, session: (SessionRecord & { principal?: Principal }) | null): void {
   // It carries the CSRF token: no cache may keep it.
   ctx.set('Cache-Control', 'no-store');
   ctx.body = {
     status: 'success',
-    session: session && { user: session.user, expires_at: httpDate(session.expiresAt), csrf_token: session.csrfToken },
+    session: session && {
+      user: session.user,
+      role: session.principal?.role ?? null,
+      cameras: session.principal?.cameras ?? null,
+      expires_at: httpDate(session.expiresAt),
+      csrf_token: session.csrfToken,
+    },
   };
 }
 
