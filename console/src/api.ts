@@ -2,9 +2,14 @@
 // is signed in with a session cookie (lib/sessions/), which the browser sends by itself; every
 // request that changes something adds the session's CSRF token. An error answer becomes an
 // ApiError carrying the API's own message, which the pages show as it is.
+import type { Role } from './role.js';
 
 export interface Session {
   user: string;
+  /** Null when the appliance names none: the console then offers the least. */
+  role: Role | null;
+  /** The cameras the user is limited to; null: all. */
+  cameras: string[] | null;
   expires_at: string;
   csrf_token: string;
 }

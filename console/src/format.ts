@@ -11,6 +11,25 @@ export function when(httpDate: string | null | undefined): string {
   return d.toDateString() === new Date().toDateString() ? timeOnly.format(d) : dateTime.format(d);
 }
 
+const dateAlone = new Intl.DateTimeFormat(undefined, { year: 'numeric', month: 'short', day: 'numeric' });
+
+/** An HTTP-date's local date and its time of day apart, for a column that may wrap between them. */
+export const dateOnly = (httpDate: string) => formatValid(dateAlone, httpDate);
+export const timeOfDay = (httpDate: string) => formatValid(timeOnly, httpDate);
+
+/** A date the browser cannot read stays as the appliance wrote it. */
+function formatValid(format: Intl.DateTimeFormat, httpDate: string): string {
+  const d = new Date(httpDate);
+  return Number.isNaN(d.getTime()) ? httpDate : format.format(d);
+}
+
+/** An HTTP-date as the operator's local date and time, today's too (a record, not a live view). */
+export function dateAndTime(httpDate: string | null | undefined): string {
+  if (!httpDate) return '—';
+  const d = new Date(httpDate);
+  return Number.isNaN(d.getTime()) ? httpDate : dateTime.format(d);
+}
+
 /** "3 min ago", "2 h 5 min ago", "4 days ago". */
 export function ago(httpDate: string | null | undefined, now = Date.now()): string {
   if (!httpDate) return '';

@@ -1,16 +1,23 @@
 // The operator console: one page at `/`, its views in the URL's fragment. It signs in with the
 // appliance's credentials (a session cookie) and then reads the same REST API as every client.
+// The session's role decides what the pages offer (role.ts): a viewer reads, an operator also
+// acts on cameras and runs jobs, an admin also manages users, keys and reads the audit trail.
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { currentSession, loadSession, signOut, whenSignedOut, type Session } from './api.js';
+import { NeedsRole } from './components/needs-role.js';
 import { ErrorNotice, Loading } from './components/notice.js';
+import { AuditPage } from './pages/audit.js';
 import { CameraPage } from './pages/camera.js';
 import { CamerasPage } from './pages/cameras.js';
 import { FaceLogPage } from './pages/face-log.js';
 import { JobsPage } from './pages/jobs.js';
 import { KamcheckJobPage } from './pages/kamcheck-job.js';
+import { KeysPage } from './pages/keys.js';
 import { SignIn } from './pages/sign-in.js';
 import { UploadPage } from './pages/upload.js';
+import { UsersPage } from './pages/users.js';
+import { allows, ROLE_LABEL, RoleContext, type Role } from './role.js';
 import { href, useRoute, type Route } from './route.js';
 import { ApiError } from './api.js';
 
@@ -58,8 +65,15 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
     document.title = `${titleOf(route)} · Video analytics appliance`;
   }, [route.page, 'camera' in route ? route.camera : '']);
   const section = sectionOf(route);
+  const role: Role = session.role ?? 'viewer';
+  const limited = session.cameras ? ` · limited to ${session.cameras.length === 1 ? 'camera' : 'cameras'} ${session.cameras.join(', ')}` : '';
+  const link = (to: string, name: typeof section, label: string) => (
+    <a href={to} aria-current={section === name ? 'page' : undefined}>
+      {label}
+    </a>
+  );
   return (
-    <>
+    <RoleContext.Provider value={role}>
       <a class="skip" href="#main" onClick={(e) => (e.preventDefault(), document.getElementById('main')?.focus())}>
         Skip to the content
       </a>
@@ -69,31 +83,37 @@ function Shell({ session, onSignOut }: { session: Session; onSignOut: () => void
           <span>Video analytics</span>
         </a>
         <nav aria-label="Main">
-          <a href={href.cameras()} aria-current={section === 'cameras' ? 'page' : undefined}>
-            Cameras
-          </a>
-          <a href={href.jobs('kamcheck')} aria-current={section === 'jobs' ? 'page' : undefined}>
-            Jobs
-          </a>
-          <a href={href.upload('kamcheck')} aria-current={section === 'upload' ? 'page' : undefined}>
-            Run a job
-          </a>
+          {link(href.cameras(), 'cameras', 'Cameras')}
+          {link(href.jobs('kamcheck'), 'jobs', 'Jobs')}
+          {allows(role, 'operator') && link(href.upload('kamcheck'), 'upload', 'Run a job')}
+          {allows(role, 'admin') && (
+            <>
+              <span class="nav-gap" aria-hidden="true" />
+              {link(href.users(), 'users', 'Users')}
+              {link(href.keys(), 'keys', 'Keys')}
+              {link(href.audit(), 'audit', 'Audit')}
+            </>
+          )}
         </nav>
         <div class="user">
-          <span class="muted" title={`Session until ${new Date(session.expires_at).toLocaleString()}`}>
+          <span class="muted" title={`Session until ${new Date(session.expires_at).toLocaleString()}${limited}`}>
             {session.user}
+          </span>
+          <span class={`role role-${role}`}>
+            <span class="visually-hidden">role: </span>
+            {ROLE_LABEL[role]}
           </span>
           <button type="button" class="link-button" onClick={onSignOut}>
             Sign out
           </button>
         </div>
       </header>
-      <Page route={route} />
-    </>
+      <Page route={route} role={role} />
+    </RoleContext.Provider>
   );
 }
 
-function Page({ route }: { route: Route }) {
+function Page({ route, role }: { route: Route; role: Role }) {
   switch (route.page) {
     case 'cameras':
       return <CamerasPage />;
@@ -106,7 +126,13 @@ function Page({ route }: { route: Route }) {
     case 'face_log':
       return <FaceLogPage analytic={route.analytic} jobId={route.jobId} key={route.jobId} />;
     case 'upload':
+      if (!allows(role, 'operator')) return <NeedsRole needed="operator" title="Run a job" what="Running a job" />;
       return <UploadPage kind={route.kind} key={route.kind} />;
+    case 'users':
+    case 'keys':
+    case 'audit':
+      if (!allows(role, 'admin')) return <NeedsRole needed="admin" title={titleOf(route)} what={ADMIN_PAGES[route.page]} />;
+      return route.page === 'users' ? <UsersPage /> : route.page === 'keys' ? <KeysPage /> : <AuditPage />;
     default:
       return (
         <main id="main" tabIndex={-1} class="page">
@@ -119,10 +145,13 @@ function Page({ route }: { route: Route }) {
   }
 }
 
-function sectionOf(route: Route): 'cameras' | 'jobs' | 'upload' | null {
+/** The admin's pages, as a refusal names them. */
+const ADMIN_PAGES = { users: 'Managing users', keys: 'Managing API keys', audit: 'Reading the audit trail' };
+
+function sectionOf(route: Route): 'cameras' | 'jobs' | 'upload' | 'users' | 'keys' | 'audit' | null {
   if (route.page === 'cameras' || route.page === 'camera') return 'cameras';
   if (route.page === 'jobs' || route.page === 'kamcheck' || route.page === 'face_log') return 'jobs';
-  if (route.page === 'upload') return 'upload';
+  if (route.page === 'upload' || route.page === 'users' || route.page === 'keys' || route.page === 'audit') return route.page;
   return null;
 }
 
@@ -140,6 +169,12 @@ function titleOf(route: Route): string {
       return 'Face log';
     case 'upload':
       return route.kind === 'kamcheck' ? 'Run a tamper check' : 'Run a face log';
+    case 'users':
+      return 'Users';
+    case 'keys':
+      return 'API keys';
+    case 'audit':
+      return 'Audit trail';
     default:
       return 'Not found';
   }

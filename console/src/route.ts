@@ -9,6 +9,9 @@ export type Route =
   | { page: 'kamcheck'; jobId: string }
   | { page: 'face_log'; analytic: string; jobId: string }
   | { page: 'upload'; kind: 'kamcheck' | 'face_log' }
+  | { page: 'users' }
+  | { page: 'keys' }
+  | { page: 'audit' }
   | { page: 'not_found'; hash: string };
 
 const FACE_ANALYTICS = ['face_log', 'face_log_image', 'face_detect', 'face_detect_image'];
@@ -26,6 +29,7 @@ export function parseRoute(hash: string): Route {
   if (first === 'kamcheck' && second) return { page: 'kamcheck', jobId: second };
   if (FACE_ANALYTICS.includes(first) && second) return { page: 'face_log', analytic: first, jobId: second };
   if (first === 'upload') return { page: 'upload', kind: second === 'face_log' ? 'face_log' : 'kamcheck' };
+  if ((first === 'users' || first === 'keys' || first === 'audit') && !second) return { page: first };
   return { page: 'not_found', hash };
 }
 
@@ -36,6 +40,9 @@ export const href = {
   kamcheck: (jobId: string) => `#/kamcheck/${jobId}`,
   faceLog: (analytic: string, jobId: string) => `#/${analytic}/${jobId}`,
   upload: (kind: 'kamcheck' | 'face_log') => `#/upload/${kind}`,
+  users: () => '#/users',
+  keys: () => '#/keys',
+  audit: () => '#/audit',
 };
 
 export function useRoute(): Route {

@@ -1,6 +1,7 @@
 // The API's resources as the console reads them (openapi/openapi.json is the reference). The
 // camera-source fields arrive with the appliance's stream sources; the pages show them only
 // when an answer has them.
+import type { Role } from './role.js';
 
 export type CameraState = 'ok' | 'tampered' | 'offline';
 
@@ -181,4 +182,36 @@ export interface FaceLogTask extends TaskBase {
   results_xml?: string;
   results_image?: string;
   sightings?: Sighting[];
+}
+
+/** A named user (GET /users); `cameras` null: all cameras. */
+export interface User {
+  name: string;
+  role: Role;
+  cameras: string[] | null;
+  created_at: string;
+  password_changed_at: string;
+}
+
+/** An API key (GET /keys): never its secret, which only its creation answers. */
+export interface ApiKey {
+  id: string;
+  name: string;
+  role: Role;
+  cameras: string[] | null;
+  created_by: string;
+  created_at: string;
+  expires_at: string | null;
+  last_used_at: string | null;
+}
+
+/** One change in the audit trail (GET /audit); `detail` may hold `before` and `after`. */
+export interface AuditEvent {
+  id: number;
+  at: string;
+  actor: string;
+  address: string;
+  action: string;
+  target: string;
+  detail: ({ before?: Record<string, unknown>; after?: Record<string, unknown> } & Record<string, unknown>) | null;
 }

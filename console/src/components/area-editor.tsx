@@ -1,7 +1,8 @@
 // Ignore areas drawn on a camera's reference picture: the areas as hatched red polygons over the
 // picture, a new one drawn point by point (a click, or the arrow keys and Enter), closed with
 // "Finish area" or on its first point, and each one listed with a Remove button. It edits a list
-// the page holds; saving it is the page's (PUT /cameras/<camera> with ignore_areas).
+// the page holds; saving it is the page's (PUT /cameras/<camera> with ignore_areas). `readOnly`
+// shows the areas alone, for a user whose role may not change them.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { IgnoreArea } from '../types.js';
 
@@ -37,7 +38,19 @@ function centre(points: IgnoreArea): Point {
   return [points.reduce((s, p) => s + p[0], 0) / n, points.reduce((s, p) => s + p[1], 0) / n];
 }
 
-export function AreaEditor({ image, camera, areas, onChange }: { image: string | null | undefined; camera: string; areas: IgnoreArea[]; onChange: (areas: IgnoreArea[]) => void }) {
+export function AreaEditor({
+  image,
+  camera,
+  areas,
+  onChange = () => {},
+  readOnly = false,
+}: {
+  image: string | null | undefined;
+  camera: string;
+  areas: IgnoreArea[];
+  onChange?: (areas: IgnoreArea[]) => void;
+  readOnly?: boolean;
+}) {
   const [drawing, setDrawing] = useState<Point[] | null>(null);
   const [cursor, setCursor] = useState<Point>([0.5, 0.5]);
   const [highlight, setHighlight] = useState<number | null>(null);
@@ -141,11 +154,15 @@ export function AreaEditor({ image, camera, areas, onChange }: { image: string |
         </div>
       ) : (
         <div class="picture-none area-none">
-          {image ? 'The reference picture cannot be loaded: the areas are listed below.' : 'No reference picture yet. Areas are drawn on it: set a reference first (Actions), then draw them here.'}
+          {image
+            ? 'The reference picture cannot be loaded: the areas are listed below.'
+            : readOnly
+              ? 'No reference picture yet.'
+              : 'No reference picture yet. Areas are drawn on it: set a reference first (Actions), then draw them here.'}
         </div>
       )}
 
-      {drawing ? (
+      {readOnly ? null : drawing ? (
         <div class="area-drawing">
           <p id="area-drawing-status" class="hint" aria-live="polite">
             {points.length === 0
@@ -192,19 +209,21 @@ export function AreaEditor({ image, camera, areas, onChange }: { image: string |
               <span>
                 Area {i + 1} <span class="muted">· {a.length} points · about {Math.max(1, Math.round(areaShare(a) * 100))}% of the picture</span>
               </span>
-              <button
-                type="button"
-                class="danger small"
-                aria-label={`Remove area ${i + 1}`}
-                onFocus={() => setHighlight(i)}
-                onBlur={() => setHighlight(null)}
-                onClick={() => {
-                  setHighlight(null);
-                  onChange(areas.filter((_, j) => j !== i));
-                }}
-              >
-                Remove
-              </button>
+              {!readOnly && (
+                <button
+                  type="button"
+                  class="danger small"
+                  aria-label={`Remove area ${i + 1}`}
+                  onFocus={() => setHighlight(i)}
+                  onBlur={() => setHighlight(null)}
+                  onClick={() => {
+                    setHighlight(null);
+                    onChange(areas.filter((_, j) => j !== i));
+                  }}
+                >
+                  Remove
+                </button>
+              )}
             </li>
           ))}
         </ol>

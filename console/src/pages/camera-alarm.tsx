@@ -1,13 +1,15 @@
 // A camera's alarm as an operator handles it: whether the camera is armed now and whether an
 // alarm is held back because it was not; acknowledging a standing alarm with a comment (POST
 // /cameras/<camera>/acknowledge, again to change the comment); a reset after the repair (POST
-// /cameras/<camera>/reset, after a confirmation). And the camera's history: settings changes,
-// acknowledgements and resets, each with who and when.
+// /cameras/<camera>/reset, after a confirmation), both for operators only: a viewer sees the
+// alarm and its acknowledgement. And the camera's history: settings changes, acknowledgements
+// and resets, each with who and when.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { apiPostJson } from '../api.js';
 import { useOutcome } from '../components/outcome.js';
 import { StateBadge } from '../components/state.js';
 import { ago, when } from '../format.js';
+import { useAllows } from '../role.js';
 import type { ArmedRange, CameraDetail, CameraState, HistoryEntry, MilestoneSource } from '../types.js';
 import { periodText, scheduleText } from './camera-settings.js';
 
@@ -23,6 +25,7 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
   const inAlarm = c.state === 'tampered';
   const outcome = useOutcome('Not done:');
   const busy = outcome.busy;
+  const mayAct = useAllows('operator');
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const resetComment = useRef<HTMLInputElement>(null);
@@ -82,7 +85,7 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
       )}
       {!inAlarm && !ack && <p class="muted">{c.state === 'offline' ? 'No tamper alarm: the camera is offline (its stream cannot be read).' : 'No alarm: the checks say the camera is OK.'}</p>}
 
-      {inAlarm && (!ack || editing) && (
+      {mayAct && inAlarm && (!ack || editing) && (
         <form class="stack ack-form" onSubmit={acknowledge} aria-label={ack ? 'Change the acknowledgement' : 'Acknowledge the alarm'}>
           <label for="ack-comment">{ack ? 'New comment' : 'Comment (optional)'}</label>
           <input id="ack-comment" name="comment" type="text" maxLength={MAX_COMMENT} placeholder="Technician on the way" defaultValue={ack?.comment ?? ''} />
@@ -98,7 +101,7 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
           </div>
         </form>
       )}
-      {inAlarm && ack && !editing && (
+      {mayAct && inAlarm && ack && !editing && (
         <div class="button-row">
           <button type="button" onClick={() => setEditing(true)}>
             Change the comment…
@@ -106,36 +109,38 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
         </div>
       )}
 
-      <div class="stack alarm-reset">
-        <h3>Reset after repair</h3>
-        <p class="hint">
-          Once the camera is repaired (lens cleaned, turned back, cover removed): its checks go back to OK with no streak and the next ones judge it afresh; its acknowledgement and any held alarm go. The references stay as they
-          are: taking the repaired view as the new reference is its own action (Actions).
-        </p>
-        {nothingToReset ? (
-          <p class="muted">Nothing to reset now.</p>
-        ) : !confirming ? (
-          <button type="button" disabled={busy} onClick={() => setConfirming(true)}>
-            Reset after repair…
-          </button>
-        ) : (
-          <div class="confirm" role="alertdialog" aria-labelledby="reset-text">
-            <p id="reset-text">
-              Reset <strong>{c.camera}</strong> to OK? Do this only once the cause is repaired: if it is not, the next checks raise the alarm again.
-            </p>
-            <label for="reset-comment">Comment (optional)</label>
-            <input id="reset-comment" ref={resetComment} type="text" maxLength={MAX_COMMENT} placeholder="Lens cleaned" />
-            <div class="button-row">
-              <button type="button" class="primary" disabled={busy} onClick={reset}>
-                Yes, reset {c.camera}
-              </button>
-              <button type="button" onClick={() => setConfirming(false)}>
-                Cancel
-              </button>
+      {mayAct && (
+        <div class="stack alarm-reset">
+          <h3>Reset after repair</h3>
+          <p class="hint">
+            Once the camera is repaired (lens cleaned, turned back, cover removed): its checks go back to OK with no streak and the next ones judge it afresh; its acknowledgement and any held alarm go. The references stay as they
+            are: taking the repaired view as the new reference is its own action (Actions).
+          </p>
+          {nothingToReset ? (
+            <p class="muted">Nothing to reset now.</p>
+          ) : !confirming ? (
+            <button type="button" disabled={busy} onClick={() => setConfirming(true)}>
+              Reset after repair…
+            </button>
+          ) : (
+            <div class="confirm" role="alertdialog" aria-labelledby="reset-text">
+              <p id="reset-text">
+                Reset <strong>{c.camera}</strong> to OK? Do this only once the cause is repaired: if it is not, the next checks raise the alarm again.
+              </p>
+              <label for="reset-comment">Comment (optional)</label>
+              <input id="reset-comment" ref={resetComment} type="text" maxLength={MAX_COMMENT} placeholder="Lens cleaned" />
+              <div class="button-row">
+                <button type="button" class="primary" disabled={busy} onClick={reset}>
+                  Yes, reset {c.camera}
+                </button>
+                <button type="button" onClick={() => setConfirming(false)}>
+                  Cancel
+                </button>
+              </div>
             </div>
-          </div>
-        )}
-      </div>
+          )}
+        </div>
+      )}
     </section>
   );
 }
@@ -154,7 +159,7 @@ const SETTING_NAMES: Record<string, string> = {
 /** An entry's own fields; every other field of a settings entry is a change. */
 const ENTRY_FIELDS = new Set(['at', 'kind', 'by', 'comment', 'previous_state', 'previous_checks_state']);
 
-function settingValue(name: string, value: unknown): string {
+export function settingValue(name: string, value: unknown): string {
   if (value === null || value === undefined) return name === 'milestone' ? 'not sent' : 'default';
   if (name === 'ignore_areas' && Array.isArray(value)) return value.length === 0 ? 'none' : `${value.length} area${value.length === 1 ? '' : 's'}`;
   if (name === 'armed' && Array.isArray(value)) return value.length === 0 ? 'always' : (value as ArmedRange[]).map(periodText).join('; ');

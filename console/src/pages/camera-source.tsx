@@ -1,5 +1,6 @@
 // A camera's stream source (once the appliance captures cameras itself): the URL (its password
-// never shown back), the check interval, whether checks run, and when the next one is.
+// never shown back), the check interval, whether checks run, and when the next one is; a form
+// for an operator, the values alone for a viewer.
 import { useState } from 'preact/hooks';
 import { ApiError, apiPutJson } from '../api.js';
 import { ErrorNotice } from '../components/notice.js';
@@ -8,6 +9,35 @@ import type { CameraDetail } from '../types.js';
 
 /** The API's smallest interval (SPEC: check_interval_s >= 10). */
 const MIN_INTERVAL_S = 10;
+
+/** The source's state in a line: how often it is checked and when next, or why not. */
+function SourceLine({ camera: c }: { camera: CameraDetail }) {
+  const source = c.source ?? null;
+  if (!source) return <p class="muted">The appliance does not capture this camera itself: the VMS sends its clips.</p>;
+  return (
+    <p class="muted">
+      {source.enabled ? `Checked every ${source.check_interval_s} s; next check ${when(source.next_check_at)}.` : 'Checks are paused.'}
+      {source.last_capture?.outcome === 'failed' && source.last_capture.reason && ` Last capture failed: ${reasonText(source.last_capture.reason)}.`}
+    </p>
+  );
+}
+
+/** A viewer's look at the source: nothing at all for a camera without one, the VMS's own. */
+export function SourceFacts({ camera: c }: { camera: CameraDetail }) {
+  if (!c.source) return null;
+  return (
+    <section class="card" aria-labelledby="source-title">
+      <h2 id="source-title">Stream source</h2>
+      <SourceLine camera={c} />
+      <dl class="facts">
+        <dt>Stream URL</dt>
+        <dd>
+          <code>{c.source.url}</code>
+        </dd>
+      </dl>
+    </section>
+  );
+}
 
 export function SourceSettings({ camera: c, onChanged }: { camera: CameraDetail; onChanged: () => void }) {
   const source = c.source ?? null;
@@ -37,14 +67,7 @@ export function SourceSettings({ camera: c, onChanged }: { camera: CameraDetail;
   return (
     <section class="card" aria-labelledby="source-title">
       <h2 id="source-title">Stream source</h2>
-      {source ? (
-        <p class="muted">
-          {source.enabled ? `Checked every ${source.check_interval_s} s; next check ${when(source.next_check_at)}.` : 'Checks are paused.'}
-          {source.last_capture?.outcome === 'failed' && source.last_capture.reason && ` Last capture failed: ${reasonText(source.last_capture.reason)}.`}
-        </p>
-      ) : (
-        <p class="muted">The appliance does not capture this camera itself: the VMS sends its clips.</p>
-      )}
+      <SourceLine camera={c} />
       {error && <ErrorNotice error={error} title="Not saved:" />}
       {saved && (
         <div class="notice notice-ok" role="status">

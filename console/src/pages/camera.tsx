@@ -2,7 +2,7 @@
 // history of what operators did, the probability of its last checks as a chart, its state changes,
 // its settings and ignore areas, its references per time-of-day slot, and what an operator does to
 // it: a new reference from a file, delete; with a stream source also check now, re-baseline and the
-// source's settings.
+// source's settings. A viewer sees the same camera with its settings read-only and no actions.
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, apiDelete, apiGet, apiPost, upload } from '../api.js';
 import { ProbabilityChart } from '../components/chart.js';
@@ -13,11 +13,13 @@ import { StateBadge, stateLabel } from '../components/state.js';
 import { ago, percent, reasonText, when } from '../format.js';
 import { setFlash } from '../flash.js';
 import { usePoll } from '../poll.js';
+import { useAllows } from '../role.js';
 import { href } from '../route.js';
 import type { CameraDetail, StateChange } from '../types.js';
 import { AlarmCard, CameraHistory } from './camera-alarm.js';
 import { CameraSettingsCard, SENSITIVITY } from './camera-settings.js';
-import { SourceSettings } from './camera-source.js';
+import { CameraSettingsFacts } from './camera-settings-facts.js';
+import { SourceFacts, SourceSettings } from './camera-source.js';
 import { LiveStatus } from './cameras.js';
 
 const CAMERA_POLL_MS = 5000;
@@ -43,6 +45,7 @@ async function readCamera(id: string): Promise<CameraView> {
 
 export function CameraPage({ id }: { id: string }) {
   const polled = usePoll(() => readCamera(id), CAMERA_POLL_MS, `camera:${id}`);
+  const mayAct = useAllows('operator');
   const deleted = () => {
     setFlash(`Camera ${id} was deleted.`);
     location.hash = href.cameras();
@@ -129,7 +132,7 @@ export function CameraPage({ id }: { id: string }) {
             {c.checks.length === 0 ? <p class="muted">No check yet: the chart starts with the first.</p> : <ProbabilityChart checks={c.checks} alarmLine={SENSITIVITY[c.settings.sensitivity].line} />}
           </section>
 
-          <div class="two-columns">
+          <div class={mayAct ? 'two-columns' : undefined}>
             <section class="card" aria-labelledby="checks-title">
               <h2 id="checks-title">Last checks</h2>
               {c.checks.length === 0 ? (
@@ -163,12 +166,12 @@ export function CameraPage({ id }: { id: string }) {
                 </div>
               )}
             </section>
-            <Actions camera={c} onChanged={polled.reload} onDeleted={deleted} />
+            {mayAct && <Actions camera={c} onChanged={polled.reload} onDeleted={deleted} />}
           </div>
 
-          {c.source !== undefined && <SourceSettings camera={c} onChanged={polled.reload} />}
+          {c.source !== undefined && (mayAct ? <SourceSettings camera={c} onChanged={polled.reload} /> : <SourceFacts camera={c} />)}
 
-          <CameraSettingsCard camera={c} onChanged={polled.reload} />
+          {mayAct ? <CameraSettingsCard camera={c} onChanged={polled.reload} /> : <CameraSettingsFacts camera={c} />}
 
           <section class="card" aria-labelledby="refs-title">
             <h2 id="refs-title">References per time of day</h2>

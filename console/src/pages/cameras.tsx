@@ -17,6 +17,7 @@ import { ago, percent, reasonText, standing, when } from '../format.js';
 import { takeFlash } from '../flash.js';
 import { causesOf, loadCauses } from '../last-checks.js';
 import { usePoll } from '../poll.js';
+import { useAllows } from '../role.js';
 import { href } from '../route.js';
 import type { CameraState, CameraSummary } from '../types.js';
 
@@ -61,6 +62,7 @@ export function CamerasPage() {
   useEffect(() => setPage(1), [filter, search]);
   const polled = usePoll(() => readCameras(filter, search, page), CAMERAS_POLL_MS, `cameras:${filter}:${search}:${page}`);
   const [flash] = useState(takeFlash);
+  const mayAct = useAllows('operator');
   const data = polled.data;
   const counts = data?.counts;
   const all = counts ? counts.ok + counts.tampered + counts.offline : 0;
@@ -82,10 +84,14 @@ export function CamerasPage() {
       {!data && !polled.error && <Loading what="cameras" />}
       {data && all === 0 && (
         <Empty title="No cameras yet">
-          <p>
-            A camera appears here with its first reference picture: run a <a href={href.upload('kamcheck')}>tamper check</a> with its camera id and a
-            reference image, or set one with <code>PUT /cameras/&lt;camera&gt;/reference</code>.
-          </p>
+          {mayAct ? (
+            <p>
+              A camera appears here with its first reference picture: run a <a href={href.upload('kamcheck')}>tamper check</a> with its camera id and a
+              reference image, or set one with <code>PUT /cameras/&lt;camera&gt;/reference</code>.
+            </p>
+          ) : (
+            <p>A camera appears here with its first reference picture, once an operator or the VMS has set one.</p>
+          )}
         </Empty>
       )}
       {data && counts && all > 0 && (

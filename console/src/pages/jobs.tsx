@@ -7,6 +7,7 @@ import { Empty, ErrorNotice, Loading } from '../components/notice.js';
 import { TaskStatus } from '../components/state.js';
 import { percent, when } from '../format.js';
 import { usePoll } from '../poll.js';
+import { useAllows } from '../role.js';
 import { href } from '../route.js';
 import type { FaceLogTask, KamcheckTask } from '../types.js';
 import { LiveStatus } from './cameras.js';
@@ -31,6 +32,7 @@ async function readPage<T>(kind: 'kamcheck' | 'face_log', number: number): Promi
 export function JobsPage({ kind, number }: { kind: 'kamcheck' | 'face_log'; number: number }) {
   const polled = usePoll(() => readPage<KamcheckTask & FaceLogTask>(kind, number), number === 1 ? 5000 : 0, `${kind}:${number}`);
   const page = polled.data;
+  const mayAct = useAllows('operator');
   return (
     <main id="main" tabIndex={-1} class="page">
       <header class="page-head">
@@ -49,7 +51,9 @@ export function JobsPage({ kind, number }: { kind: 'kamcheck' | 'face_log'; numb
       {!page && !polled.error && <Loading what="the jobs" />}
       {page && page.tasks.length === 0 && (
         <Empty title={number === 1 ? 'No jobs yet' : 'No older jobs'}>
-          {number === 1 ? (
+          {number === 1 && !mayAct ? (
+            <p>Jobs sent by the VMS or by an operator show here.</p>
+          ) : number === 1 ? (
             <p>
               Jobs sent by the VMS or from the <a href={href.upload(kind)}>{kind === 'kamcheck' ? 'tamper check' : 'face log'} page</a> show here.
             </p>
