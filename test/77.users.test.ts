@@ -188,6 +188,19 @@ describeBackends('users, roles, keys, throttled sign-in, audit', function (backe
     expect(audit, 'the peer 127.0.0.1 is throttled, whatever the header says').to.equal(429);
   });
 
+  if (backend.name === 'postgres') {
+    it('the nodes of a cluster count the same failures: an address throttled on one is throttled on the other', async () => {
+      const shared = { ...(await backend.env()), SIGN_IN_LIMIT_PER_ADDRESS: '3/minute', SIGN_IN_LIMIT_PER_USER: 'none' };
+      const [a, b] = [await start(shared), await start(shared)];
+      for (const node of [a, a, b]) expect((await api(`${node.url}/kamcheck`, { auth: basic('tester', 'wrong') })).status).to.equal(401);
+      for (const node of [a, b]) {
+        const res = await api(`${node.url}/kamcheck`, { auth: basic('tester', 'wrong') });
+        expect(res.status).to.equal(429);
+        expect(Number(res.headers.get('retry-after'))).to.be.within(1, 60);
+      }
+    });
+  }
+
   it('a key: Bearer or Basic "apikey", shown once, last use recorded, expiry; revoked on one node, refused on every node', async () => {
     // On PostgreSQL, two nodes of one service.
     const shared = await backend.env();
