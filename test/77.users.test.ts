@@ -245,6 +245,7 @@ describeBackends('users, roles, keys, throttled sign-in, audit', function (backe
       expect(res.status, JSON.stringify(body)).to.equal(400);
       expect(res.body.error.message).to.contain(field);
     }
+    expect((await api(`${svc.url}/users/op`, json('PUT', {}))).status, 'a change of nothing').to.equal(400);
     expect((await api(`${svc.url}/users`)).body.users.map((u: any) => u.name)).to.deep.equal(['op', 'tester']);
     // A console session of "op", then its password changes.
     const signIn = await api(`${svc.url}/session`, { ...json('POST', { user: 'op', password: 'operator password' }), auth: null });

@@ -4,7 +4,7 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
 import { httpDate } from '../../dates.js';
-import { notFound } from '../../http/errors.js';
+import { invalidParameter, notFound } from '../../http/errors.js';
 import { settingsBody } from '../../http/settings-body.js';
 import type { ApiKeyRecord, UserRecord } from '../user-store.js';
 import type { UserChange, Users } from '../users.js';
@@ -64,6 +64,7 @@ export function userRoutes(router: Router, users: Users): void {
     if (f.password !== undefined) change.password = field.password(f.password);
     if (f.role !== undefined) change.role = field.role(f.role);
     if ('cameras' in f) change.cameras = field.cameras(f.cameras);
+    if (Object.keys(change).length === 0) throw invalidParameter('send at least one of "password", "role" and "cameras"');
     const { before, after } = await users.update(String(ctx.params.name), change);
     note(ctx, {
       action: 'user.changed',
