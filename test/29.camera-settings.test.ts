@@ -103,6 +103,8 @@ describeBackends('camera settings', function (backend) {
       milestone: null,
     };
     expect((await camera('lobby')).settings).to.deep.equal(defaults);
+    const line = async () => (await api(`${svc.url}/cameras`)).body.cameras.find((c: { camera: string }) => c.camera === 'lobby').tampered_at;
+    expect(await line(), 'the list shows the line of its sensitivity').to.equal(50);
 
     const office = [{ days: ['mon', 'tue'], from: '08:00', to: '18:00' }];
     const steps: [Record<string, unknown>, Record<string, unknown>][] = [
@@ -120,6 +122,7 @@ describeBackends('camera settings', function (backend) {
       expected = { ...expected, ...change };
       expect(res.body.camera.settings, JSON.stringify(body)).to.deep.equal(expected);
     }
+    expect(await line()).to.equal(35);
 
     const bad: [string, unknown][] = [
       ['sensitivity', 'extreme'],

@@ -31,6 +31,8 @@ export interface CameraSummary {
   state_since: string;
   last_check: { job_id: string; probability: number | null; finish_time: string } | null;
   reference_count: number;
+  /** The probability at which its checks count as tampered: its sensitivity's line (lists and details). */
+  tampered_at?: number;
   /** While offline: why the stream cannot be read (a SourceFailureReason). */
   offline_reason?: string | null;
   reference_image?: string | null;

@@ -205,7 +205,7 @@ function CameraCard({ camera: c }: { camera: CameraSummary }) {
             {c.last_check.probability === null ? (
               <strong class="failed-text">failed</strong>
             ) : (
-              <strong class={c.last_check.probability >= 50 ? 'probability high' : 'probability'}>{percent(c.last_check.probability)}</strong>
+              <strong class={c.last_check.probability >= (c.tampered_at ?? 50) ? 'probability high' : 'probability'}>{percent(c.last_check.probability)}</strong>
             )}
           </p>
           {causes && <CauseBars causes={causes} compact />}

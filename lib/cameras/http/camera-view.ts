@@ -6,6 +6,7 @@ import type { SourceRecord } from '../../sources/source-store.js';
 import type { CameraRecord, CheckRecord, HistoryEntry, ReferenceRecord, StateChange } from '../camera-records.js';
 import { presentSettings, type SettingDefaults } from '../camera-settings.js';
 import { presentCameraSummary, presentReference } from '../present.js';
+import { TAMPERED_AT } from '../sensitivity.js';
 import { slotLabel } from '../time-of-day.js';
 
 /** Signed links to a camera's pictures. */
@@ -27,6 +28,8 @@ export interface CameraView {
 export function presentCamera(c: CameraRecord, view: CameraView, links: PictureLinks): Record<string, unknown> {
   return {
     ...presentCameraSummary(c),
+    // the line its sensitivity draws: a list shows a probability as high against it
+    tampered_at: TAMPERED_AT[c.settings.sensitivity],
     reference_image: view.currentReference ? links.reference(view.currentReference) : null,
     reference_thumbnail: view.currentReference ? links.referenceThumbnail(view.currentReference) : null,
     source: view.source ? presentSource(c, view.source, links) : null,
