@@ -56,7 +56,8 @@ describe('kamcheck reference refresh', function () {
   });
 
   it('writes the quietest frame at full size as a JPEG when the probability is 0, and leaves the reference alone', async () => {
-    const refreshPath = path.join(tmp, 'refresh-a.jpg');
+    // laid out as a data file is (<DATA_DIR>/<folder>/<2 hex>/<name>): its thumbnail goes beside, under tmp
+    const refreshPath = path.join(tmp, 'references', 'a0', 'refresh-a.jpg');
     const referenceBytes = fs.readFileSync(quiet25.background);
     const referenceMtime = fs.statSync(quiet25.background).mtimeMs;
     const r = await runKamcheck({ videoPath: quiet25.clip, imagePath: quiet25.background, refreshPath }, () => undefined);
@@ -70,13 +71,15 @@ describe('kamcheck reference refresh', function () {
     expect(differences.indexOf(Math.min(...differences))).to.equal(quiet25.quiet);
     expect(differences[quiet25.quiet]).to.be.below(3);
     expect(fs.existsSync(`${refreshPath}.tmp`)).to.equal(false);
+    expect(readImage(path.join(tmp, 'thumbnails', 'references', 'a0', 'refresh-a.jpg')).cols, "the camera list's small copy").to.equal(320);
 
     expect(fs.readFileSync(quiet25.background).equals(referenceBytes)).to.equal(true);
     expect(fs.statSync(quiet25.background).mtimeMs).to.equal(referenceMtime);
   });
 
   it('replaces an existing refresh file', async () => {
-    const refreshPath = path.join(tmp, 'refresh-b.jpg');
+    const refreshPath = path.join(tmp, 'references', 'b0', 'refresh-b.jpg');
+    fs.mkdirSync(path.dirname(refreshPath), { recursive: true });
     fs.writeFileSync(refreshPath, 'an older picture');
     await runKamcheck({ videoPath: quiet9.clip, imagePath: quiet9.background, refreshPath }, () => undefined);
     expect(readImage(refreshPath).cols).to.equal(640);
@@ -134,8 +137,9 @@ describe('kamcheck learning a reference', () => {
     const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-learn-'));
     try {
       const quiet9 = makeQuietClip(path.join(tmp, 'q9'), { count: 9, quiet: 5 });
-      const learnPath = path.join(tmp, 'learned', 'reference.jpg');
-      const picturePath = path.join(tmp, 'captures', 'last.jpg');
+      // data files' layout (<DATA_DIR>/<folder>/<2 hex>/<name>): their thumbnails go under tmp/data
+      const learnPath = path.join(tmp, 'data', 'references', 'a0', 'reference.jpg');
+      const picturePath = path.join(tmp, 'data', 'captures', 'b0', 'last.jpg');
       const r = await runKamcheck({ videoPath: quiet9.clip, learnPath, picturePath, refreshPath: path.join(tmp, 'never.jpg') }, () => undefined);
       expect(r).to.include({ learnedReference: true, renewedReference: false });
       expect(r.probability).to.be.below(50);
