@@ -236,6 +236,7 @@ describeBackends('cameras', function (backend) {
           last_check: cam.last_check,
           reference_count: cam.reference_count,
           acknowledgement: null,
+          tampered_at: 50,
           reference_image: listed[0].reference_image,
           reference_thumbnail: listed[0].reference_thumbnail,
           source: null,
