@@ -154,6 +154,7 @@ test: build models fixtures .make/apt-test.stamp
 # The store bench fills 2 million job rows per backend: about 10 minutes, up to 3.5 GB in /tmp.
 # The camera-sources bench checks up to 200 cameras of a private RTSP server for about 4 minutes.
 # The console bench opens the cameras page of 1000 cameras in chromium: about a minute.
+# The sign-in bench: 5 hashed sign-ins, 50 remembered ones, 2000 wrong passwords (10 s).
 bench: build models $(FACELOG_FIXTURES)/manifest.json .make/apt-test.stamp
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
@@ -161,6 +162,7 @@ bench: build models $(FACELOG_FIXTURES)/manifest.json .make/apt-test.stamp
 	$(NODE) build/scripts/bench-fleet.js
 	$(NODE) build/scripts/bench-camera-sources.js
 	$(NODE) build/scripts/bench-console-cameras.js
+	$(NODE) build/scripts/bench-sign-in.js
 	$(NODE) build/scripts/bench-facelog-detector.js
 	$(NODE) build/scripts/bench-facelog.js
 	$(NODE) build/scripts/bench-facelog.js --set night

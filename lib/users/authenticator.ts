@@ -39,6 +39,8 @@ export interface AuthenticatorOptions {
 /** How long a verified password is taken without hashing it again. */
 const REMEMBER_MS = 5 * 60 * 1000;
 const REMEMBER_MAX = 1000;
+/** A key's `last_used_at` is to the minute. */
+export const KEY_USE_EVERY_MS = 60_000;
 /** A Basic client's sign-in from an address it used within this long is not noted again. */
 const AUDIT_AGAIN_MS = 24 * 60 * 60 * 1000;
 
@@ -46,8 +48,10 @@ export class Authenticator {
   private readonly remembered = new Map<string, number>();
   /** The same credentials by name and password alone, for when the database does not answer. */
   private readonly outage = new Map<string, { until: number; principal: Principal }>();
-  /** Hashed against when the user does not exist, so that the answer takes as long as for one who does. */
-  private readonly decoy: Promise<string> = hashPassword('decoy');
+  /** Hashed against when the user does not exist, so that the answer takes as long as for one who does; made on first need. */
+  private decoy: Promise<string> | null = null;
+  /** When this node last recorded each key's use: the row is written at most once a minute, not per request. */
+  private readonly keyUses = new Map<string, number>();
 
   constructor(private readonly options: AuthenticatorOptions) {}
 
@@ -74,7 +78,7 @@ export class Authenticator {
     let ok = user !== null && (this.remembered.get(memo) ?? 0) > this.now;
     if (!ok) {
       this.options.metrics?.countPasswordHash();
-      ok = await verifyPassword(password, user?.passwordHash ?? (await this.decoy));
+      ok = await verifyPassword(password, user?.passwordHash ?? (await (this.decoy ??= hashPassword('decoy'))));
       ok &&= user !== null;
       if (ok) {
         this.remember(memo, outageKey(name, password), user!);
@@ -103,7 +107,11 @@ export class Authenticator {
       return this.wrong('key', parsed?.id ?? '(not a key)', address, null);
     }
     this.options.metrics?.countSignIn('key', 'ok');
-    void store.keyUsed(key.id, at).catch((err) => this.options.logger.warn({ err: (err as Error).message }, 'cannot record the use of an API key'));
+    if (at - (this.keyUses.get(key.id) ?? 0) >= KEY_USE_EVERY_MS) {
+      if (this.keyUses.size >= REMEMBER_MAX) this.keyUses.clear();
+      this.keyUses.set(key.id, at);
+      void store.keyUsed(key.id, at).catch((err) => this.options.logger.warn({ err: (err as Error).message }, 'cannot record the use of an API key'));
+    }
     return { outcome: 'ok', principal: { kind: 'key', id: key.id, label: `key:${key.id} (${key.name})`, role: key.role, cameras: key.cameras } };
   }
 

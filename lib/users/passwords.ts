@@ -29,6 +29,3 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const derived = await derive(password, Buffer.from(salt, 'base64url'), { N: Number(n), r: Number(r), p: Number(p) });
   return derived.length === expected.length && timingSafeEqual(derived, expected);
 }
-
-/** The parameters in force, for docs and the log. */
-export const PASSWORD_HASH = `scrypt N=${COST.N} r=${COST.r} p=${COST.p}`;

@@ -4,13 +4,8 @@
 // and is not itself counted: a client that keeps hammering waits for the window, not longer.
 // The per-user limit spares the addresses the user signed in from before: someone else's
 // failures against a name do not lock its owner out of the places they work from.
-import type { RateLimit as Limit } from '../config.js';
+import type { Config, RateLimit as Limit } from '../config.js';
 import type { FailureScope, UserStore } from './user-store.js';
-
-export interface SignInLimits {
-  perAddress: Limit[];
-  perUser: Limit[];
-}
 
 /** How long a user's successful address spares it from the per-user limit. */
 export const KNOWN_ADDRESS_MS = 30 * 86_400_000;
@@ -25,7 +20,7 @@ export class SignInThrottle {
 
   constructor(
     private readonly store: UserStore,
-    private readonly limits: SignInLimits,
+    private readonly limits: Config['signInLimits'],
     private readonly now: () => number = Date.now,
   ) {
     this.longestMs = Math.max(0, ...[...limits.perAddress, ...limits.perUser].map((l) => l.windowMs));

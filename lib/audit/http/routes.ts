@@ -10,6 +10,19 @@ import type { Principal } from '../../users/roles.js';
 import type { AuditStore } from '../audit-store.js';
 
 export const AUDIT_PATH = '/audit';
+
+/** What a route tells the trail of the change it made; recorded once the request succeeded. */
+export interface AuditNote {
+  action: string;
+  target: string;
+  before?: unknown;
+  after?: unknown;
+  detail?: Record<string, unknown>;
+}
+
+export function noteChange(ctx: Context, note: AuditNote): void {
+  ctx.state.audit = note;
+}
 const MAX_PER_PAGE = 500;
 
 /**
@@ -30,7 +43,7 @@ export function auditTrail(store: AuditStore, address: (ctx: Context) => string,
   return async (ctx: Context, next: Next) => {
     await next();
     if (ctx.status >= 400) return;
-    const noted = ctx.state.audit as { action: string; target: string; before?: unknown; after?: unknown; detail?: Record<string, unknown> } | undefined;
+    const noted = ctx.state.audit as AuditNote | undefined;
     const action = noted?.action ?? (ctx._matchedRoute ? ACTIONS[`${ctx.method} ${String(ctx._matchedRoute)}`] : undefined);
     if (!action) return;
     const principal = ctx.state.principal as Principal | undefined;

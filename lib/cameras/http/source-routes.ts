@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { noteChange } from '../../audit/http/routes.js';
 import { ApiError, notFound } from '../../http/errors.js';
 import { settingsBody } from '../../http/settings-body.js';
 import { acceptedTask } from '../../jobs/http/accept-job.js';
@@ -43,7 +44,7 @@ export function sourceRoutes(router: Router, deps: CameraHttp): void {
       audit.after = Object.fromEntries(Object.entries(changed).map(([k, v]) => [k, v.to]));
     }
     // the audit trail's record: the settings' before and after, the source as set (its password hidden)
-    ctx.state.audit = { action: 'camera.changed', target: `camera:${camera}`, ...audit };
+    noteChange(ctx, { action: 'camera.changed', target: `camera:${camera}`, ...audit });
     if (url) void deps.checks.look(); // a new source is checked now, not at the next look
     ctx.body = { status: 'success', camera: await cameraDetail(deps, ctx, camera) };
   });

@@ -6,6 +6,7 @@
 import type Router from '@koa/router';
 import type { Context, Next } from 'koa';
 import type { Logger } from 'pino';
+import { noteChange } from '../../audit/http/routes.js';
 import { REALM, setPrincipal, tooManyAttempts } from '../../http/auth.js';
 import type { Principal } from '../../users/roles.js';
 import { ApiError, invalidParameter } from '../../http/errors.js';
@@ -80,7 +81,7 @@ export function sessionRoutes(router: Router, sessions: Sessions, logger: Logger
       await sessions.end(token);
       logger.info({ user: session.user }, 'console session ended');
       ctx.state.user = session.user;
-      ctx.state.audit = { action: 'session.ended', target: `user:${session.user}` };
+      noteChange(ctx, { action: 'session.ended', target: `user:${session.user}` });
     }
     if (token) clearCookie(ctx);
     answer(ctx, null);

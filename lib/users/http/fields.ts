@@ -57,6 +57,6 @@ export function keyName(value: unknown): string {
 export function expiresAt(value: unknown): number | null {
   if (value === null || value === undefined || value === '') return null;
   const at = typeof value === 'string' && /\d/.test(value) && (/(Z|[+-]\d\d:?\d\d|GMT)$/.test(value.trim())) ? Date.parse(value) : NaN;
-  if (!Number.isFinite(at)) throw invalidParameter('"expires_at" must be a time with its zone, e.g. "2027-06-30T18:00:00Z", or null');
+  if (!Number.isFinite(at)) throw invalidParameter('"expires_at" must be a time with its zone, as YYYY-MM-DDThh:mm:ssZ, or null');
   return at;
 }

@@ -3,6 +3,7 @@
 // with who made it; a password never does.
 import type Router from '@koa/router';
 import type { Context } from 'koa';
+import { noteChange } from '../../audit/http/routes.js';
 import { httpDate } from '../../dates.js';
 import { invalidParameter, notFound } from '../../http/errors.js';
 import { settingsBody } from '../../http/settings-body.js';
@@ -12,14 +13,6 @@ import * as field from './fields.js';
 
 export const USERS_PATH = '/users';
 export const KEYS_PATH = '/keys';
-
-/** What a route tells the audit trail of its change (lib/audit/). */
-export interface AuditNote {
-  action: string;
-  target: string;
-  before?: unknown;
-  after?: unknown;
-}
 
 export const presentUser = (u: UserRecord) => ({
   name: u.name,
@@ -53,7 +46,7 @@ export function userRoutes(router: Router, users: Users): void {
     field.unknownFields(f, ['name', 'password', 'role', 'cameras']);
     const name = field.userName(f.name);
     const user = await users.create(name, field.password(f.password), field.role(f.role), field.cameras(f.cameras));
-    note(ctx, { action: 'user.created', target: `user:${name}`, after: audited(user) });
+    noteChange(ctx, { action: 'user.created', target: `user:${name}`, after: audited(user) });
     ctx.body = { status: 'success', user: presentUser(user) };
   });
 
@@ -66,7 +59,7 @@ export function userRoutes(router: Router, users: Users): void {
     if ('cameras' in f) change.cameras = field.cameras(f.cameras);
     if (Object.keys(change).length === 0) throw invalidParameter('send at least one of "password", "role" and "cameras"');
     const { before, after } = await users.update(String(ctx.params.name), change);
-    note(ctx, {
+    noteChange(ctx, {
       action: 'user.changed',
       target: `user:${after.name}`,
       before: { ...audited(before), ...(change.password ? { password: 'old' } : {}) },
@@ -77,7 +70,7 @@ export function userRoutes(router: Router, users: Users): void {
 
   router.delete(`${USERS_PATH}/:name`, async (ctx: Context) => {
     const removed = await users.delete(String(ctx.params.name));
-    note(ctx, { action: 'user.deleted', target: `user:${removed.name}`, before: audited(removed) });
+    noteChange(ctx, { action: 'user.deleted', target: `user:${removed.name}`, before: audited(removed) });
     ctx.body = { status: 'success', user: presentUser(removed) };
   });
 
@@ -89,7 +82,7 @@ export function userRoutes(router: Router, users: Users): void {
     const f = ctx.state.fields as Record<string, unknown>;
     field.unknownFields(f, ['name', 'role', 'cameras', 'expires_at']);
     const { record, key } = await users.createKey(field.keyName(f.name), field.role(f.role), field.cameras(f.cameras), field.expiresAt(f.expires_at), String(ctx.state.user));
-    note(ctx, { action: 'key.created', target: `key:${record.id}`, after: { name: record.name, role: record.role, cameras: record.cameras, expires_at: presentKey(record).expires_at } });
+    noteChange(ctx, { action: 'key.created', target: `key:${record.id}`, after: { name: record.name, role: record.role, cameras: record.cameras, expires_at: presentKey(record).expires_at } });
     // The key is in no other answer: the table keeps only a hash of it.
     ctx.set('Cache-Control', 'no-store');
     ctx.body = { status: 'success', key: presentKey(record), secret: key };
@@ -99,11 +92,7 @@ export function userRoutes(router: Router, users: Users): void {
     const id = String(ctx.params.id);
     if (!/^[A-Za-z0-9_-]{12}$/.test(id)) throw notFound(`no API key "${id.slice(0, 40)}"`);
     const revoked = await users.revokeKey(id);
-    note(ctx, { action: 'key.revoked', target: `key:${id}`, before: { name: revoked.name, role: revoked.role, cameras: revoked.cameras } });
+    noteChange(ctx, { action: 'key.revoked', target: `key:${id}`, before: { name: revoked.name, role: revoked.role, cameras: revoked.cameras } });
     ctx.body = { status: 'success', key: presentKey(revoked) };
   });
-}
-
-function note(ctx: Context, n: AuditNote): void {
-  ctx.state.audit = n;
 }
