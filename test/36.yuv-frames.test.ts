@@ -4,7 +4,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
 import { FRAMES_AHEAD, readFrames } from '../lib/video/frame-reader.js';
@@ -102,5 +104,24 @@ describe('I420 frames', () => {
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  // A frame loop in a worker (node --expose-gc) frees what each frame's analysis left behind by the
+  // next frame (lib/video/frame-garbage.ts). Without the collections, 300 frames that each leave a
+  // 1 MB Mat raised the resident memory by 249-359 MB in five runs, against 38-39 with them and
+  // 26-41 when every Mat is released by hand (the loop's own rise, which moves with the machine's load).
+  it("frees each frame's leftover Mats by the next frame", async function () {
+    this.timeout(120_000);
+    const probe = async (mode: string) => {
+      const script = fileURLToPath(new URL('./helpers/frame-garbage-probe.js', import.meta.url));
+      // Each Mat mapped on its own: a freed one leaves the resident memory at once.
+      const env = { ...process.env, MALLOC_MMAP_THRESHOLD_: '65536' };
+      const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', script, VTEST_AVI, '300', mode], { env });
+      return JSON.parse(stdout.trim().split('\n').pop()!) as { frames: number; maxRiseMats: number };
+    };
+    const released = await probe('released');
+    const left = await probe('left');
+    expect(left.frames).to.equal(300);
+    expect(left.maxRiseMats, `released by hand: ${released.maxRiseMats}`).to.be.at.most(released.maxRiseMats + 50);
   });
 });

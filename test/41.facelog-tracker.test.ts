@@ -8,6 +8,7 @@ import { readFrames } from '../lib/video/frame-reader.js';
 import type { YuvFrame } from '../lib/video/yuv-frame.js';
 import { FramePyramid } from '../lib/facelog/track/kcf.js';
 import { KcfTracker } from '../lib/facelog/track/tracker.js';
+import { Track } from '../lib/facelog/track/track.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { MODEL_DIR } from '../lib/facelog/models.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -127,5 +128,39 @@ describe('face log: where a track ends', function () {
     tracker.finish();
     expect(tracker.confirmedTracks()[0].endFrame).to.equal(29);
     expect(onFace(tracker), 'every box on the face').to.equal(true);
+    // Ended, the track is packed (see the next tests): it takes no more faces.
+    expect(() => tracker.confirmedTracks()[0].addTracked(30, tracker.confirmedTracks()[0].lastBox)).to.throw(/packed/);
+  });
+});
+
+describe('face log: an ended track packed', () => {
+  // What a finished track keeps to the end of a job is packed (track/packed-faces.ts), and nothing
+  // about it may change but its size.
+  it('answers the same records, boxes and frames, loses only its landmarks, and takes no new faces', () => {
+    const landmarks = { rightEye: { x: 1, y: 2 }, leftEye: { x: 3, y: 4 }, nose: { x: 5, y: 6 }, mouth: { x: 7, y: 8 }, rightEar: { x: 0, y: 1 }, leftEar: { x: 9, y: 1 } };
+    const track = new Track(1);
+    track.number = 7;
+    track.addDetection(10, { box: { x: 100.25, y: 50.5, width: 40.125, height: 41 }, score: 0.8125, landmarks });
+    for (let f = 11; f < 14; f++) track.addTracked(f, { x: 100 + f / 3, y: 50 + f / 7, width: 40, height: 41 });
+    // frame 14 has no box: the next detection's gap is filled in
+    track.addDetection(15, { box: { x: 103.5, y: 52, width: 42, height: 43 }, score: 0.9, landmarks }, { x: 103, y: 51, width: 41, height: 41 });
+    track.prependTracked([{ frame: 8, box: { x: 99, y: 50, width: 40, height: 40 } }, { frame: 9, box: { x: 99.5, y: 50, width: 40, height: 40 } }]);
+    const faces = structuredClone(track.faces);
+    const boxes = Array.from({ length: 20 }, (_, f) => track.boxAt(f));
+    const summary = { start: track.startFrame, end: track.endFrame, first: track.firstBox, last: track.lastBox, count: track.faceCount };
+
+    track.pack();
+    expect(track.faces).to.deep.equal(faces);
+    expect(Array.from({ length: 20 }, (_, f) => track.boxAt(f))).to.deep.equal(boxes);
+    expect({ start: track.startFrame, end: track.endFrame, first: track.firstBox, last: track.lastBox, count: track.faceCount }).to.deep.equal(summary);
+    expect(summary.count).to.equal(8);
+    expect(track.detections.map((d) => d.landmarks)).to.deep.equal([undefined, undefined]);
+    expect(track.detections.map((d) => [d.frame, d.score])).to.deep.equal([[10, 0.8125], [15, 0.9]]);
+    expect(() => track.addTracked(16, summary.last)).to.throw(/packed/);
+
+    track.shiftFrames(100);
+    expect(track.faces).to.deep.equal(faces.map((f) => ({ ...f, frame: f.frame + 100 })));
+    expect(faces[2].frame).to.equal(10);
+    expect(track.boxAt(110)).to.deep.equal({ ...faces[2], frame: 110 });
   });
 });

@@ -7,6 +7,7 @@ import type { PipeEvent } from './pipe-messages.js';
 import { YuvFrame } from './yuv-frame.js';
 import { DecodeError } from './errors.js';
 import { firstStderrLine } from './ffmpeg-stderr.js';
+import { collectFrameGarbage } from './frame-garbage.js';
 
 /**
  * Frames the decoder may run ahead of the analysis: enough to cover a detector run (tens of ms,
@@ -86,6 +87,8 @@ export function readFrames(file: string, options: FrameReaderOptions): FrameSour
         const event = await next();
         if (event.op === 'frame') {
           stream.send({ op: 'took', id: stream.id });
+          // The caller is done with the frame before: its leftovers go now (frame-garbage.ts).
+          collectFrameGarbage();
           yield new YuvFrame(Buffer.from(event.data), width, height);
           continue;
         }

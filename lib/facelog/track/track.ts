@@ -1,6 +1,7 @@
 // A Track: one face followed over consecutive frames, from the detections that matched it and
 // the KCF tracker's boxes in between.
 import type { Box, FaceDetection } from '../types.js';
+import { PackedFaces } from './packed-faces.js';
 
 /** One face record of a track in one frame (a line of the XML). */
 export interface TrackFace {
@@ -19,7 +20,9 @@ export interface TrackDetection extends FaceDetection {
 export class Track {
   /** Number shown in the overlay and the XML; given when the track is confirmed (0 before). */
   number = 0;
-  readonly faces: TrackFace[] = [];
+  /** The face records while the track runs; packed once it has ended (pack()). */
+  private list: TrackFace[] = [];
+  private packed: PackedFaces | null = null;
   readonly detections: TrackDetection[] = [];
   /** Detector runs in a row that did not find this face. */
   misses = 0;
@@ -33,8 +36,27 @@ export class Track {
     return this.number > 0;
   }
 
+  /** The face records in frame order (new objects each time once the track is packed). */
+  get faces(): readonly TrackFace[] {
+    return this.packed?.all() ?? this.list;
+  }
+
+  get faceCount(): number {
+    return this.packed?.length ?? this.list.length;
+  }
+
+  /** The record at `i` of the track's faces (in frame order). */
+  faceAt(i: number): TrackFace {
+    return this.packed?.at(i) ?? this.list[i];
+  }
+
+  /** The frame of the record at `i`. */
+  frameAt(i: number): number {
+    return this.packed?.frameAt(i) ?? this.list[i].frame;
+  }
+
   get startFrame(): number {
-    return this.faces[0].frame;
+    return this.frameAt(0);
   }
 
   get lastDetectedFrame(): number {
@@ -42,11 +64,27 @@ export class Track {
   }
 
   get endFrame(): number {
-    return this.faces[this.faces.length - 1].frame;
+    return this.frameAt(this.faceCount - 1);
+  }
+
+  get firstBox(): Box {
+    return this.faceAt(0).box;
   }
 
   get lastBox(): Box {
-    return this.faces[this.faces.length - 1].box;
+    return this.faceAt(this.faceCount - 1).box;
+  }
+
+  /**
+   * Packs an ended track's face records (packed-faces.ts) and drops its detections' landmarks,
+   * which only the analysis of a live track reads: what a finished track keeps until the end of
+   * the job is then a few dozen bytes a frame.
+   */
+  pack(): void {
+    if (this.packed) return;
+    this.packed = new PackedFaces(this.list);
+    this.list = [];
+    this.detections.forEach(({ box, score, frame, views }, i) => (this.detections[i] = views ? { box, score, frame, views } : { box, score, frame }));
   }
 
   /**
@@ -56,12 +94,17 @@ export class Track {
    * detection. The overlay and XML are written after that correction (analyse.ts delays frames).
    */
   addDetection(frame: number, detection: FaceDetection, predicted?: Box | null): void {
+    this.mustBeRunning();
     if (predicted && this.detections.length > 0) this.correctDrift(frame, detection.box, predicted);
-    if (this.faces.length > 0) this.fillGap(frame, detection.box);
+    if (this.list.length > 0) this.fillGap(frame, detection.box);
     this.detections.push({ ...detection, frame });
-    this.faces.push({ frame, box: detection.box, confidence: detection.score, detected: true });
+    this.list.push({ frame, box: detection.box, confidence: detection.score, detected: true });
     this.misses = 0;
     this.missedAt = null;
+  }
+
+  private mustBeRunning(): void {
+    if (this.packed) throw new Error(`track ${this.number} has ended: its faces are packed and final`);
   }
 
   /** Records a detector run at `frame` that did not find the face. */
@@ -71,14 +114,16 @@ export class Track {
 
   /** Renumbers a finished track's frames by `offset` (the analysis started at the input's frame `offset`). */
   shiftFrames(offset: number): void {
-    for (const face of this.faces) face.frame += offset;
+    this.packed?.shiftFrames(offset);
+    for (const face of this.list) face.frame += offset;
     for (const detection of this.detections) detection.frame += offset;
     if (this.missedAt !== null) this.missedAt += offset;
   }
 
   addTracked(frame: number, box: Box): void {
+    this.mustBeRunning();
     const confidence = this.detections[this.detections.length - 1].score;
-    this.faces.push({ frame, box, confidence, detected: false });
+    this.list.push({ frame, box, confidence, detected: false });
   }
 
   /**
@@ -86,10 +131,11 @@ export class Track {
    * first, ending on the frame before the first.
    */
   prependTracked(boxes: { frame: number; box: Box }[]): void {
+    this.mustBeRunning();
     if (boxes.length === 0) return;
     if (boxes[boxes.length - 1].frame !== this.startFrame - 1) throw new Error('prepended faces must end right before the track');
     const confidence = this.detections[0].score;
-    this.faces.unshift(...boxes.map(({ frame, box }) => ({ frame, box, confidence, detected: false })));
+    this.list.unshift(...boxes.map(({ frame, box }) => ({ frame, box, confidence, detected: false })));
   }
 
   private correctDrift(frame: number, detected: Box, predicted: Box): void {
@@ -100,8 +146,8 @@ export class Track {
     const dy = detected.y - predicted.y;
     const dw = detected.width - predicted.width;
     const dh = detected.height - predicted.height;
-    for (let i = this.faces.length - 1; i >= 0 && this.faces[i].frame > from; i--) {
-      const f = this.faces[i];
+    for (let i = this.list.length - 1; i >= 0 && this.list[i].frame > from; i--) {
+      const f = this.list[i];
       const t = (f.frame - from) / span;
       f.box = { x: f.box.x + dx * t, y: f.box.y + dy * t, width: f.box.width + dw * t, height: f.box.height + dh * t };
     }
@@ -109,13 +155,13 @@ export class Track {
 
   /** Frames since the last record without a box (KCF lost the face) get one interpolated towards the detection. */
   private fillGap(frame: number, detected: Box): void {
-    const last = this.faces[this.faces.length - 1];
+    const last = this.list[this.list.length - 1];
     const span = frame - last.frame;
     for (let f = last.frame + 1; f < frame; f++) {
       const t = (f - last.frame) / span;
       const a = last.box;
       const box = { x: a.x + (detected.x - a.x) * t, y: a.y + (detected.y - a.y) * t, width: a.width + (detected.width - a.width) * t, height: a.height + (detected.height - a.height) * t };
-      this.faces.push({ frame: f, box, confidence: last.confidence, detected: false });
+      this.list.push({ frame: f, box, confidence: last.confidence, detected: false });
     }
   }
 
@@ -127,7 +173,7 @@ export class Track {
    */
   trimTail(before = Infinity): void {
     const from = Math.min(before, this.missedAt ?? Infinity);
-    while (this.faces.length && this.faces[this.faces.length - 1].frame >= from && !this.faces[this.faces.length - 1].detected) this.faces.pop();
+    while (this.list.length && this.list[this.list.length - 1].frame >= from && !this.list[this.list.length - 1].detected) this.list.pop();
   }
 
   /** Drops the tracker-only frames after the last detection (before the track is extended by a jump). */
@@ -154,11 +200,11 @@ export class Track {
   boxAt(frame: number): TrackFace | undefined {
     // Faces are in frame order with at most one per frame: binary search.
     let lo = 0;
-    let hi = this.faces.length - 1;
+    let hi = this.faceCount - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
-      const f = this.faces[mid].frame;
-      if (f === frame) return this.faces[mid];
+      const f = this.frameAt(mid);
+      if (f === frame) return this.faceAt(mid);
       if (f < frame) lo = mid + 1;
       else hi = mid - 1;
     }

@@ -212,8 +212,10 @@ export class KcfTracker implements FaceTracker {
     track.ended = true;
     track.trimTail(leftAt);
     this.kcf.delete(track);
-    // A dropped tentative track is forgotten, so a long video's false detections cost no memory.
+    // A dropped tentative track is forgotten, so a long video's false detections cost no memory;
+    // a confirmed one is kept to the end of the job, packed.
     if (!track.confirmed) this.tracks.splice(this.tracks.indexOf(track), 1);
+    else track.pack();
   }
 }
 
