@@ -155,6 +155,7 @@ test: build models fixtures .make/apt-test.stamp
 # The camera-sources bench checks up to 200 cameras of a private RTSP server for about 4 minutes.
 # The console bench opens the cameras page of 1000 cameras in chromium: about a minute.
 # The sign-in bench: 5 hashed sign-ins, 50 remembered ones, 2000 wrong passwords (10 s).
+# The bursts bench: 300 1080p tamper checks, then 150 still face logs, watching the workers' memory.
 bench: build models $(FACELOG_FIXTURES)/manifest.json .make/apt-test.stamp
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js test/fixtures/generated/kamcheck-bench
 	$(NODE) build/scripts/bench-kamcheck-accuracy.js --seed 7 test/fixtures/generated/kamcheck-heldout
@@ -171,6 +172,7 @@ bench: build models $(FACELOG_FIXTURES)/manifest.json .make/apt-test.stamp
 	$(NODE) build/scripts/bench-load.js
 	$(NODE) build/scripts/bench-long-video.js --minutes 10
 	$(NODE) build/scripts/bench-long-video.js --minutes 5 --resolution 1280x720
+	$(NODE) build/scripts/bench-worker-bursts.js
 	$(NODE) build/scripts/bench-queue.js
 	$(NODE) build/scripts/bench-cluster-load.js
 	$(NODE) build/scripts/bench-store.js

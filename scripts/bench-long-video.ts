@@ -30,7 +30,8 @@ import path from 'node:path';
 import { spawnService } from '../testkit/service.js';
 import { decodeBaseline } from '../testkit/decode-baseline.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
-import { procChildren, procCmdline, procCpuMs, procStatus } from '../lib/proc-stats.js';
+import { procChildren, procCpuMs } from '../lib/proc-stats.js';
+import { TreeMemory, kindOf, maxPerTenth } from '../testkit/tree-memory.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
@@ -115,56 +116,6 @@ function longVideo(frames: number): { file: string; source: string } {
     fs.renameSync(tmp, file);
   }
   return { file, source: `${seg.source}, looped` };
-}
-
-type Kind = 'service' | 'worker' | 'ffmpeg decoder' | 'ffmpeg encoder' | 'ffprobe (upload checks)' | 'other';
-
-/** Peak resident memory per process of the service's tree, sampled every second. */
-class TreeMemory {
-  readonly peaks = new Map<number, { kind: Kind; peak: number }>();
-  /** The largest worker RSS of each sample, for the course over the job. */
-  readonly workerSeries: number[] = [];
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(private readonly root: number) {
-    this.timer = setInterval(() => this.sample(), SAMPLE_MS);
-    this.timer.unref();
-    this.sample();
-  }
-
-  stop(): void {
-    this.sample();
-    clearInterval(this.timer);
-  }
-
-  peakOf(kind: Kind): { count: number; peak: number } {
-    const list = [...this.peaks.values()].filter((p) => p.kind === kind);
-    return { count: list.length, peak: Math.max(0, ...list.map((p) => p.peak)) };
-  }
-
-  private sample(): void {
-    let worker = 0;
-    const visit = (pid: number, kind: Kind) => {
-      const rss = Math.max(procStatus(pid, 'VmRSS'), procStatus(pid, 'VmHWM'));
-      if (rss > 0) {
-        const known = this.peaks.get(pid);
-        this.peaks.set(pid, { kind, peak: Math.max(known?.peak ?? 0, rss) });
-      }
-      if (kind === 'worker') worker = Math.max(worker, procStatus(pid, 'VmRSS'));
-      for (const child of procChildren(pid)) visit(child, kindOf(child));
-    };
-    visit(this.root, 'service');
-    this.workerSeries.push(worker);
-  }
-}
-
-function kindOf(pid: number): Kind {
-  const cmd = procCmdline(pid);
-  if (cmd.includes('lib/worker.js')) return 'worker';
-  if (cmd.startsWith('ffprobe')) return 'ffprobe (upload checks)';
-  if (cmd.startsWith('ffmpeg') && cmd.includes('libx264')) return 'ffmpeg encoder';
-  if (cmd.startsWith('ffmpeg') && cmd.includes('pipe:1')) return 'ffmpeg decoder';
-  return 'other';
 }
 
 const mib = (bytes: number) => (bytes / MiB).toFixed(0);
@@ -261,7 +212,7 @@ async function main(): Promise<void> {
     }
     // The course of the largest worker's RSS over the job, in tenths: flat means bounded.
     const series = memory.workerSeries;
-    const tenths = Array.from({ length: 10 }, (_, i) => Math.max(0, ...series.slice(Math.floor((i * series.length) / 10), Math.floor(((i + 1) * series.length) / 10))));
+    const tenths = maxPerTenth(series);
     console.log(`\nLargest worker RSS per tenth of the run (MiB): ${tenths.map(mib).join(' ')}`);
     // Issue 39's flatness target: the last tenth within 10% of the first, the peak under 700 MiB.
     const flat = tenths[9] <= FLAT_RATIO * tenths[0] && worker.peak < FLAT_PEAK;

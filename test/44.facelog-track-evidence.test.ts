@@ -2,6 +2,8 @@
 // real detector's boxes of one person walking towards the camera in every frame (the frame loop
 // runs it every fifth frame; every frame is the worst case), given to the real descriptor and
 // gender models, counted.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { readFrames } from '../lib/video/frame-reader.js';
@@ -18,6 +20,8 @@ describe('face log: evidence kept per track', function () {
     const truth = readTruth(path.join(DEFAULT_FACELOG_FIXTURE_DIR, 'test-01-single-640x480.truth.json'));
     const models = faceModels();
     const evidence = new TrackEvidence();
+    // The same faces, for a crop kept in a file as the face log keeps them (no models needed).
+    const onDisk = new TrackEvidence();
     const calls = { describe: 0, gender: 0, detections: 0 };
     const widths: number[] = [];
     const analysers = {
@@ -39,6 +43,7 @@ describe('face log: evidence kept per track', function () {
           calls.detections++;
           widths.push(face.box.width);
           evidence.observe(frame.bgr(), index, truth.fps, face, analysers);
+          onDisk.observe(frame.bgr(), index, truth.fps, face, { describe: () => new Float32Array(128) });
         }
       }
       frame.release();
@@ -65,5 +70,18 @@ describe('face log: evidence kept per track', function () {
     // JPEG at quality 95: the same picture within a few grey levels on average.
     const diff = kept.absdiff(crop).mean();
     expect((diff.x + diff.y + diff.z) / 3, 'mean absolute difference').to.be.below(3);
+    // Kept in a file instead: the same JPEG, read back from it.
+    const file = path.join(os.tmpdir(), `vaa-test-crop-${process.pid}.jpg`);
+    try {
+      onDisk.compact(file);
+      expect(onDisk.hasCrop).to.equal(true);
+      expect(fs.statSync(file).size).to.be.greaterThan(1000);
+      const fromFile = onDisk.bestCrop()!;
+      expect([fromFile.cols, fromFile.rows]).to.deep.equal([kept.cols, kept.rows]);
+      const same = fromFile.absdiff(kept).mean();
+      expect(same.x + same.y + same.z, 'the file holds the same picture').to.equal(0);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
   });
 });

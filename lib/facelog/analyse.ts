@@ -2,6 +2,7 @@
 // track -> keep evidence per track -> draw the overlay. Stitching into sightings, gender and the
 // result files come after the last frame (see run.ts). The stages come built (run.ts builds the
 // real ones), so a test can plug a fake into any of them.
+import path from 'node:path';
 import type { ProgressReporter } from '../jobs/analytic.js';
 import type { FrameSource } from '../video/frame-reader.js';
 import { fpsOrDefault } from '../video/fps.js';
@@ -46,6 +47,8 @@ export interface AnalyseOptions {
   still: boolean;
   /** Blur the tracked faces in the overlay before their boxes are drawn (output/blur.ts). */
   blurFaces?: boolean;
+  /** Where ended tracks' best crops go as JPEG files, instead of staying in memory (track-evidence.ts). */
+  cropsDir?: string;
 }
 
 export interface FrameLoopResult {
@@ -133,7 +136,7 @@ export async function analyseFrames(
       for (const [track, e] of open) {
         if (!track.ended) continue;
         open.delete(track);
-        if (track.confirmed) e.compact();
+        if (track.confirmed) e.compact(options.cropsDir && path.join(options.cropsDir, `${track.key}.jpg`));
         else evidence.delete(track);
       }
       for (const track of tracker.liveTracks) {

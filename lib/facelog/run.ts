@@ -102,7 +102,9 @@ export async function runFaceLog(
   const models = faceModels();
   // Earlier runs' leftovers go with the whole `.partial` folder once the job is final (service.ts).
   const partial = path.join(partialResultsDir(input.resultsDir), randomUUID());
-  await fs.mkdir(partial, { recursive: true });
+  // Ended tracks' best crops wait here for the thumbnails; gone before the results are staged.
+  const crops = path.join(partial, 'crops');
+  await fs.mkdir(crops, { recursive: true });
 
   const fps = input.still ? 0 : input.fps;
   const source = readFrames(input.videoPath, {
@@ -135,6 +137,7 @@ export async function runFaceLog(
         totalFrames: framesToProcess(input),
         still: input.still,
         blurFaces: input.blur === true,
+        cropsDir: crops,
       },
       progress,
     );
@@ -194,6 +197,8 @@ export async function runFaceLog(
       await writeThumbnail(partial, trackThumbnail(t)!, picture);
     }
   }
+
+  await fs.rm(crops, { recursive: true, force: true });
 
   const frames = Math.max(input.frames, loop.framesProcessed);
   const resolution = `${input.width}x${input.height}@${formatFps(fps)}fps`;

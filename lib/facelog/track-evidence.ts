@@ -1,6 +1,8 @@
 // What the face log keeps about each track while the video runs, since the frames are gone
 // afterwards: a few face descriptors at different sizes (for stitching), gender votes, and the
-// best face crop (for thumbnails), JPEG-compressed once the track has ended.
+// best face crop (for thumbnails), JPEG-compressed once the track has ended, into a file when the
+// job gives a folder for them.
+import fs from 'node:fs';
 import cv from '../video/opencv.js';
 import { expand, round } from './geometry.js';
 import { faceQuality } from './face-quality.js';
@@ -24,8 +26,9 @@ const MIN_VOTE_WEIGHT = 0.01;
 export const THUMBNAIL_MARGIN = 0.4;
 /**
  * JPEG quality of an ended track's kept crop: the crop of a 155-172 px face (bench videos at 720p
- * and 1080p) is 330-385 KB raw, 23-29 KB as JPEG, and a long video's hundreds of tracks keep
- * theirs until the end of the job.
+ * and 1080p) is 330-385 KB raw, 23-29 KB as JPEG. A long video's thousands of tracks keep theirs
+ * until the end of the job: in memory, 2 hours of the 1080p bench video would hold about 60 MB of
+ * them, so the face log writes them to files.
  */
 const KEPT_CROP_QUALITY = 95;
 
@@ -45,24 +48,33 @@ export class TrackEvidence {
   bestQuality = -1;
   private crop: cv.Mat | null = null;
   private cropJpeg: Buffer | null = null;
+  private cropFile: string | null = null;
   /** The face's width and frame at the last sample point. */
   private describedWidth = 0;
   private describedFrame = -Infinity;
 
   get hasCrop(): boolean {
-    return this.crop !== null || this.cropJpeg !== null;
+    return this.crop !== null || this.cropJpeg !== null || this.cropFile !== null;
   }
 
   /** The best face with its margin (a new Mat), or null when the track had no usable crop. */
   bestCrop(): cv.Mat | null {
     if (this.crop) return this.crop.copy();
+    if (this.cropFile) return cv.imread(this.cropFile);
     return this.cropJpeg ? cv.imdecode(this.cropJpeg) : null;
   }
 
-  /** The track has ended: its crop is compressed, since no better face will come. */
-  compact(): void {
+  /**
+   * The track has ended: its crop is compressed, since no better face will come; into `file` if
+   * given (the caller removes it), else in memory.
+   */
+  compact(file?: string): void {
     if (!this.crop) return;
-    this.cropJpeg = cv.imencode('.jpg', this.crop, [cv.IMWRITE_JPEG_QUALITY, KEPT_CROP_QUALITY]);
+    const jpeg = cv.imencode('.jpg', this.crop, [cv.IMWRITE_JPEG_QUALITY, KEPT_CROP_QUALITY]);
+    // A file's write throws its errno (a full disk is ENOSPC), where OpenCV's imwrite only says no.
+    if (file) fs.writeFileSync(file, jpeg);
+    this.cropFile = file ?? null;
+    this.cropJpeg = file ? null : jpeg;
     this.crop.release();
     this.crop = null;
   }
