@@ -15,5 +15,10 @@ export function loadOnnxRuntimeTileModel(modelDir: string, size: TileSize, minSc
   const anchors = generateAnchors(size);
   if (net.input.shape.join('x') !== `1x3x${size}x${size}`) throw new Error(`${file}: input ${net.input.shape.join('x')}, not 1x3x${size}x${size}`);
   checkOutputShapes(file, BLAZEFACE_OUTPUTS.map((name) => net.outputShape(name) ?? []), anchors.length);
-  return (tile) => decodeOutputs(net.run(inputBlob(tile, size), BLAZEFACE_OUTPUTS), anchors, minScore);
+  return (tile) => {
+    const blob = inputBlob(tile, size);
+    const outputs = net.run(blob, BLAZEFACE_OUTPUTS);
+    blob.release(); // its floats are copied into the input tensor; see blazeface.ts on tiles
+    return decodeOutputs(outputs, anchors, minScore);
+  };
 }

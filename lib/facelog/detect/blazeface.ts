@@ -56,7 +56,12 @@ export function createBlazeFaceDetector(modelDir: string, opts: BlazeFaceOptions
         // The tile's place in `part`, whole pixels; its faces map back through the part's own scale.
         const x = t.x - part.levelX;
         const y = t.y - part.levelY;
-        for (const f of models.get(t.size)!(cutTile(part.image, x, y, t.size))) {
+        const tile = cutTile(part.image, x, y, t.size);
+        const faces = models.get(t.size)!(tile);
+        // Freed now too: a whole-frame scan cuts dozens of tiles, which would otherwise all wait
+        // for the next collection at once and raise the heap's high-water mark.
+        tile.release();
+        for (const f of faces) {
           if (!cutByInnerEdge(f, t, level)) found.push(toFrame(f, part, x, y));
         }
       }
