@@ -59,12 +59,24 @@ export function buildSighting(
     sighting_id: id,
     start_frame: Math.min(...tracks.map((t) => t.startFrame)),
     end_frame: Math.max(...tracks.map((t) => t.endFrame)),
-    frames: new Set(tracks.flatMap((t) => t.faces.map((f) => f.frame))).size,
+    frames: framesSeen(tracks),
     confidence: round3(confidence),
     gender: gender.gender,
     gender_confidence: gender.confidence < 0 ? -1 : round3(gender.confidence),
     tracks: tracks.map((t) => t.number).sort((a, b) => a - b),
   };
+}
+
+/**
+ * Frames in which any of the tracks has a face. Read from the tracks' frame numbers, not their
+ * face records: an ended track's records are packed (track/packed-faces.ts), and making them
+ * objects again only to count them would allocate every record of a long job at its end (179038
+ * for 2 hours of the 1080p bench video).
+ */
+function framesSeen(tracks: readonly Track[]): number {
+  const frames = new Set<number>();
+  for (const t of tracks) for (let i = 0; i < t.faceCount; i++) frames.add(t.frameAt(i));
+  return frames.size;
 }
 
 function round3(x: number): number {
