@@ -9,8 +9,8 @@
 // young); the few that live long enough to be promoted (a track's window, a frame waiting for the
 // overlay) wait for a full collection every FULL_COLLECTION_MS. Measured in-process on the 720p
 // bench video (docs/benchmarks.md, Long videos): 10 minutes climbed to 582 MiB with the young
-// collections alone and stayed at 434-475 MiB with both, in about the same time; collecting
-// everything every 5 frames was flatter still but took 40% longer.
+// collections alone (107.4 s) and stayed at 434-475 MiB with both (114.7 s, one run each);
+// collecting everything every 5 frames was flatter still but took 40% longer.
 
 /** Time between two full collections in a frame loop. */
 export const FULL_COLLECTION_MS = 2000;
