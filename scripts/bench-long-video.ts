@@ -27,7 +27,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnService } from '../testkit/service.js';
+import { spawnService, stopServiceOnSignals } from '../testkit/service.js';
 import { decodeBaseline } from '../testkit/decode-baseline.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
 import { procChildren, procCpuMs } from '../lib/proc-stats.js';
@@ -142,6 +142,7 @@ async function main(): Promise<void> {
 
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-long-'));
   const service = await spawnService({ DATA_DIR: path.join(dir, 'data'), AUTH_CREDENTIALS: 'bench:bench' });
+  stopServiceOnSignals(service, dir);
   const memory = new TreeMemory(service.child.pid!);
   let failed = false;
   try {

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { spawnService, type ServiceProcess } from '../testkit/service.js';
+import { spawnService, stopServiceOnSignals, type ServiceProcess } from '../testkit/service.js';
 import { testMedia } from '../testkit/media.js';
 import { DEFAULT_STILLS_DIR, generateTestStills } from '../testkit/facelog-fixtures/stills.js';
 import { TreeMemory, maxPerTenth } from '../testkit/tree-memory.js';
@@ -69,6 +69,7 @@ async function main(): Promise<void> {
   const images = fs.readdirSync(DEFAULT_STILLS_DIR).filter((n) => n.endsWith('.jpg')).sort().map((n) => path.join(DEFAULT_STILLS_DIR, n));
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'bench-bursts-'));
   const service = await spawnService({ DATA_DIR: path.join(dir, 'data'), AUTH_CREDENTIALS: 'bench:bench', KAMCHECK_WAIT_MS: '0' });
+  stopServiceOnSignals(service, dir);
   const clients = os.availableParallelism();
   try {
     const reference = new FormData();

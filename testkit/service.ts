@@ -131,6 +131,22 @@ export async function spawnService(env: Record<string, string>): Promise<Service
   return { url, child, output: () => text, exited };
 }
 
+/**
+ * Makes an interrupted bench (Ctrl-C, kill) end its service first: the service is a process of
+ * its own, whose workers would otherwise go on with their jobs and spoil the next run's figures.
+ * SIGKILL, since a SIGTERM waits for the running jobs (a long video's, an hour); the workers end
+ * when their service does.
+ */
+export function stopServiceOnSignals(service: ServiceProcess, dir: string): void {
+  const stop = async (signal: NodeJS.Signals) => {
+    service.child.kill('SIGKILL');
+    await service.exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+    process.kill(process.pid, signal);
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, (s) => void stop(s));
+}
+
 /** A multipart form of files (field -> path) and plain fields. */
 export function form(files: Record<string, string>, fields: Record<string, string> = {}): FormData {
   const fd = new FormData();
