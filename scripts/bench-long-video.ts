@@ -31,7 +31,7 @@ import { spawnService, stopServiceOnSignals } from '../testkit/service.js';
 import { decodeBaseline } from '../testkit/decode-baseline.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
 import { procChildren, procCpuMs } from '../lib/proc-stats.js';
-import { TreeMemory, kindOf, maxPerTenth } from '../testkit/tree-memory.js';
+import { TreeMemory, kindOf, maxPerTenth, flatnessLine } from '../testkit/tree-memory.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
@@ -44,9 +44,6 @@ const MiB = 1024 * 1024;
 const SERVICE_RSS_LIMIT = 300 * 1000 * 1000;
 const WORKER_RSS_LIMIT = 1000 * 1000 * 1000;
 const SAMPLE_MS = 1000;
-/** Flat memory: the last tenth's RSS at most this times the first tenth's, and the peak under FLAT_PEAK. */
-const FLAT_RATIO = 1.1;
-const FLAT_PEAK = 700 * MiB;
 
 function resolutionArg(): [number, number] {
   const i = process.argv.indexOf('--resolution');
@@ -215,9 +212,7 @@ async function main(): Promise<void> {
     const series = memory.workerSeries;
     const tenths = maxPerTenth(series);
     console.log(`\nLargest worker RSS per tenth of the run (MiB): ${tenths.map(mib).join(' ')}`);
-    // Issue 39's flatness target: the last tenth within 10% of the first, the peak under 700 MiB.
-    const flat = tenths[9] <= FLAT_RATIO * tenths[0] && worker.peak < FLAT_PEAK;
-    console.log(`Last tenth / first tenth: ${(tenths[9] / tenths[0]).toFixed(3)}; peak ${mib(worker.peak)} MiB; flat (<= ${FLAT_RATIO}, peak < ${mib(FLAT_PEAK)} MiB): ${flat ? 'yes' : 'no'}`);
+    console.log(flatnessLine(tenths, worker.peak));
     if (service_.peak >= SERVICE_RSS_LIMIT || worker.peak >= WORKER_RSS_LIMIT) failed = true;
   } finally {
     memory.stop();

@@ -13,12 +13,10 @@ import path from 'node:path';
 import { spawnService, stopServiceOnSignals, type ServiceProcess } from '../testkit/service.js';
 import { testMedia } from '../testkit/media.js';
 import { DEFAULT_STILLS_DIR, generateTestStills } from '../testkit/facelog-fixtures/stills.js';
-import { TreeMemory, maxPerTenth } from '../testkit/tree-memory.js';
+import { TreeMemory, maxPerTenth, flatnessLine } from '../testkit/tree-memory.js';
 
 const AUTH = 'Basic ' + Buffer.from('bench:bench').toString('base64');
 const MiB = 1024 * 1024;
-const FLAT_RATIO = 1.1;
-const FLAT_PEAK = 700 * MiB;
 
 function arg(name: string, fallback: number): number {
   const at = process.argv.indexOf(`--${name}`);
@@ -57,10 +55,9 @@ async function burst(name: string, service: ServiceProcess, count: number, clien
   const tenths = maxPerTenth(memory.workerSeries);
   const peak = memory.peakOf('worker').peak;
   const mib = (b: number) => (b / MiB).toFixed(0);
-  const flat = tenths[9] <= FLAT_RATIO * tenths[0] && peak < FLAT_PEAK;
   console.log(`\n${name}: ${count} jobs in ${seconds.toFixed(1)} s (${(count / seconds).toFixed(2)}/s, ${clients} clients)`);
   console.log(`Largest worker RSS per tenth of the burst (MiB): ${tenths.map(mib).join(' ')}`);
-  console.log(`Last tenth / first tenth: ${(tenths[9] / tenths[0]).toFixed(3)}; peak ${mib(peak)} MiB; flat (<= ${FLAT_RATIO}, peak < ${mib(FLAT_PEAK)} MiB): ${flat ? 'yes' : 'no'}`);
+  console.log(flatnessLine(tenths, peak));
 }
 
 async function main(): Promise<void> {

@@ -60,3 +60,14 @@ export function kindOf(pid: number): Kind {
 export function maxPerTenth(series: readonly number[]): number[] {
   return Array.from({ length: 10 }, (_, i) => Math.max(0, ...series.slice(Math.floor((i * series.length) / 10), Math.floor(((i + 1) * series.length) / 10))));
 }
+
+/** Issue 39's flatness: the last tenth's RSS at most FLAT_RATIO times the first's, the peak under FLAT_PEAK. */
+const FLAT_RATIO = 1.1;
+const FLAT_PEAK = 700 * 1024 * 1024;
+
+/** The line a bench prints for a course of tenths (maxPerTenth) and its peak, in bytes. */
+export function flatnessLine(tenths: readonly number[], peak: number): string {
+  const mib = (b: number) => (b / 1024 / 1024).toFixed(0);
+  const flat = tenths[9] <= FLAT_RATIO * tenths[0] && peak < FLAT_PEAK;
+  return `Last tenth / first tenth: ${(tenths[9] / tenths[0]).toFixed(3)}; peak ${mib(peak)} MiB; flat (<= ${FLAT_RATIO}, peak < ${mib(FLAT_PEAK)} MiB): ${flat ? 'yes' : 'no'}`;
+}
