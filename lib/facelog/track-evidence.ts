@@ -27,7 +27,7 @@ export const THUMBNAIL_MARGIN = 0.4;
 /**
  * JPEG quality of an ended track's kept crop: the crop of a 155-172 px face (bench videos at 720p
  * and 1080p) is 330-385 KB raw, 23-29 KB as JPEG. A long video's thousands of tracks keep theirs
- * until the end of the job: in memory, 2 hours of the 1080p bench video would hold about 60 MB of
+ * until the end of the job: in memory, 2 hours of the 1080p bench video would hold 57-72 MB of
  * them, so the face log writes them to files.
  */
 const KEPT_CROP_QUALITY = 95;
