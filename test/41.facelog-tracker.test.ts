@@ -2,6 +2,8 @@
 // face that moved far between two detector runs (a person turning to leave close to the camera),
 // on the video with nobody in it and detections placed by the test so that the distance is exact;
 // and where a track ends, on a real face walking towards the camera and the real detector's boxes.
+import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { readFrames } from '../lib/video/frame-reader.js';
@@ -9,6 +11,7 @@ import type { YuvFrame } from '../lib/video/yuv-frame.js';
 import { FramePyramid } from '../lib/facelog/track/kcf.js';
 import { KcfTracker } from '../lib/facelog/track/tracker.js';
 import { Track } from '../lib/facelog/track/track.js';
+import { FaceSpill } from '../lib/facelog/track/face-spill.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { MODEL_DIR } from '../lib/facelog/models.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -104,8 +107,8 @@ describe('face log: where a track ends', function () {
   });
 
   /** The walking face tracked from its detections at frames 20 and 25, then followed by KCF to frame 29. */
-  function walkingFaceTrack(): KcfTracker {
-    const tracker = new KcfTracker({ width: truth.width, height: truth.height, minDetections: 2, maxMisses: 4 });
+  function walkingFaceTrack(spill?: FaceSpill): KcfTracker {
+    const tracker = new KcfTracker({ width: truth.width, height: truth.height, minDetections: 2, maxMisses: 4, spill });
     for (let i = 20; i <= 29; i++) tracker.step(i, new FramePyramid(frames[i]), i % 5 === 0 ? detector.detect(frames[i].bgr(), { minSize: 30 }) : null);
     expect(tracker.confirmedTracks().length).to.equal(1);
     return tracker;
@@ -130,6 +133,28 @@ describe('face log: where a track ends', function () {
     expect(onFace(tracker), 'every box on the face').to.equal(true);
     // Ended, the track is packed (see the next tests): it takes no more faces.
     expect(() => tracker.confirmedTracks()[0].addTracked(30, tracker.confirmedTracks()[0].lastBox)).to.throw(/packed/);
+  });
+
+  it("puts an ended track's face records in the job's spill file, and reads the same back", () => {
+    const inMemory = walkingFaceTrack();
+    inMemory.finish();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'face-spill-'));
+    const spill = new FaceSpill(path.join(dir, 'faces.spill'));
+    try {
+      const spilled = walkingFaceTrack(spill);
+      expect(spill.bytes).to.equal(0);
+      spilled.finish();
+      const [a, b] = [inMemory.confirmedTracks()[0], spilled.confirmedTracks()[0]];
+      expect(b.faceCount).to.equal(10);
+      // 41 bytes a face on disk; the frame numbers stay in memory.
+      expect(spill.bytes).to.equal(41 * b.faceCount);
+      expect(fs.statSync(spill.file).size).to.equal(spill.bytes);
+      expect(b.faces).to.deep.equal(a.faces);
+      expect(Array.from({ length: 40 }, (_, f) => b.boxAt(f))).to.deep.equal(Array.from({ length: 40 }, (_, f) => a.boxAt(f)));
+    } finally {
+      spill.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

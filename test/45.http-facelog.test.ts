@@ -373,8 +373,10 @@ describeBackends('face log over HTTP', function (backend) {
       const a = await saveAll(task);
       const b = await saveAll(other);
       expect(fs.readdirSync(dir)).to.have.length(a.length + b.length);
-      // The job's folder holds its result files only: the crops kept for the thumbnails are gone.
+      // The job's folder holds its result files only: the crops kept for the thumbnails and the
+      // spilled face records are gone.
       const stored = fs.readdirSync(path.join(svc.dataDir, 'results', task.job_id), { withFileTypes: true });
+      expect(stored.filter((e) => e.isFile()).map((e) => e.name).sort()).to.deep.equal([...a].sort());
       expect(stored.filter((e) => !e.isFile()).map((e) => e.name)).to.deep.equal([]);
       expect(a.slice(0, 2)).to.deep.equal([`face_log_${task.job_id}.mp4`, `face_log_${task.job_id}.xml`]);
       expect(a.slice(2, 2 + task.sightings.length)).to.deep.equal(task.sightings.map((_: Task, i: number) => `${task.job_id}_sighting_${i + 1}.jpg`));

@@ -19,6 +19,7 @@ import type { FaceDetector } from './detect/detector.js';
 import { ScanSchedule } from './detect/scan-schedule.js';
 import { MotionRegions } from './motion/motion-regions.js';
 import { KcfTracker } from './track/tracker.js';
+import { FaceSpill } from './track/face-spill.js';
 import { faceModels } from './models.js';
 import { stitchTracks } from './sightings/stitch.js';
 import { bestScores, buildSighting, stillConfidence, type Sighting } from './sightings/sighting.js';
@@ -95,17 +96,35 @@ export interface FaceLogResult {
   number_of_faces: number;
 }
 
+/** What a run answers: the result, and what the queue and the job's message need besides. */
+type FaceLogRun = FaceLogResult & { decodeWarning: string | null; detectorTiles: number; detectorCost: number; stagedResults: StagedResults };
+
 export async function runFaceLog(
   input: FaceLogInput,
   progress: ProgressReporter,
-): Promise<FaceLogResult & { decodeWarning: string | null; detectorTiles: number; detectorCost: number; stagedResults: StagedResults }> {
-  const models = faceModels();
+): Promise<FaceLogRun> {
   // Earlier runs' leftovers go with the whole `.partial` folder once the job is final (service.ts).
   const partial = path.join(partialResultsDir(input.resultsDir), randomUUID());
-  // Ended tracks' best crops wait here for the thumbnails; gone before the results are staged.
+  // Ended tracks' best crops wait here for the thumbnails, and their face records in the spill for
+  // the XML; both gone before the results are staged.
   const crops = path.join(partial, 'crops');
   await fs.mkdir(crops, { recursive: true });
+  const spill = new FaceSpill(path.join(partial, 'faces.spill'));
+  try {
+    return await runFaceLogIn(partial, crops, spill, input, progress);
+  } finally {
+    spill.close();
+  }
+}
 
+async function runFaceLogIn(
+  partial: string,
+  crops: string,
+  spill: FaceSpill,
+  input: FaceLogInput,
+  progress: ProgressReporter,
+): Promise<FaceLogRun> {
+  const models = faceModels();
   const fps = input.still ? 0 : input.fps;
   const source = readFrames(input.videoPath, {
     width: input.width,
@@ -124,7 +143,7 @@ export async function runFaceLog(
     loop = await analyseFrames(
       source,
       encoder,
-      faceLogStages(models.detector, input),
+      faceLogStages(models.detector, input, spill),
       {
         describe: (frame, face) => models.describer.describe(frame, face),
         classifyGender: input.gender ? (frame, face) => models.gender.classify(frame, face) : undefined,
@@ -219,6 +238,7 @@ export async function runFaceLog(
     tracks,
     trackThumbnail,
   );
+  await fs.rm(spill.file);
 
   // The queue moves `partial` to input.resultsDir once the database accepts this run's outcome.
   return {
@@ -243,13 +263,14 @@ export async function runFaceLog(
 
 /**
  * The real stages for one video: `detector` (BlazeFace), KCF tracking (a still image's every
- * detection is a track), frame differencing, and a scan schedule that plans for `detector`.
+ * detection is a track; ended tracks' face records go to `spill`), frame differencing, and a scan
+ * schedule that plans for `detector`.
  */
-export function faceLogStages(detector: FaceDetector, input: Pick<FaceLogInput, 'width' | 'height' | 'minSize' | 'still'>): Stages {
+export function faceLogStages(detector: FaceDetector, input: Pick<FaceLogInput, 'width' | 'height' | 'minSize' | 'still'>, spill?: FaceSpill): Stages {
   const { width, height, minSize, still } = input;
   return {
     detector,
-    tracker: new KcfTracker({ width, height, minDetections: still ? 1 : 2, maxMisses: MAX_MISSES }),
+    tracker: new KcfTracker({ width, height, minDetections: still ? 1 : 2, maxMisses: MAX_MISSES, spill }),
     motion: new MotionRegions(width, height),
     scan: new ScanSchedule(detector, width, height, minSize),
   };

@@ -1,30 +1,38 @@
-// An ended track's face records, packed into typed arrays. A face log keeps every face record of
-// its video until the end (the XML lists them all, the sightings and the stitching read them),
-// about one per frame per person in view: a 2-hour video has hundreds of thousands. As objects (a
-// record and its box) the 14314 faces of a 10-minute 720p face log held 4.3 MiB of V8's heap
-// after a collection; with the tracks packed, 0.7 MiB, and 0.6 MB of arrays (45 bytes a face:
-// the same numbers exactly, so the XML prints what it printed before).
+// An ended track's face records, packed. A face log keeps every face record of its video until the
+// end (the XML lists them all, the sightings and the stitching read them), about one per frame per
+// person in view: a 2-hour video has hundreds of thousands. As objects (a record and its box) the
+// 14314 faces of a 10-minute 720p face log held 4.3 MiB of V8's heap after a collection. Packed,
+// a face keeps its frame number in memory (4 bytes, for finding and ordering records) and the rest
+// of its record (41 bytes: the same numbers exactly, so the XML prints what it printed before) in
+// the job's spill file (face-spill.ts), or in memory where there is none.
 import type { TrackFace } from './track.js';
+import type { FaceSpill } from './face-spill.js';
+
+/** x, y, width, height and confidence (float64), then detected (uint8). */
+const RECORD_BYTES = 41;
 
 export class PackedFaces {
   private readonly frames: Int32Array;
-  /** x, y, width, height of each face in turn. */
-  private readonly boxes: Float64Array;
-  private readonly confidences: Float64Array;
-  private readonly detected: Uint8Array;
+  /** The records, when they are not spilled. */
+  private readonly records: Buffer | null;
+  /** Where the records start in the spill. */
+  private readonly offset: number;
 
-  constructor(faces: readonly TrackFace[]) {
+  constructor(
+    faces: readonly TrackFace[],
+    private readonly spill: FaceSpill | null = null,
+  ) {
     const n = faces.length;
     this.frames = new Int32Array(n);
-    this.boxes = new Float64Array(4 * n);
-    this.confidences = new Float64Array(n);
-    this.detected = new Uint8Array(n);
+    const records = Buffer.alloc(RECORD_BYTES * n);
     faces.forEach((f, i) => {
       this.frames[i] = f.frame;
-      this.boxes.set([f.box.x, f.box.y, f.box.width, f.box.height], 4 * i);
-      this.confidences[i] = f.confidence;
-      this.detected[i] = f.detected ? 1 : 0;
+      let o = RECORD_BYTES * i;
+      for (const x of [f.box.x, f.box.y, f.box.width, f.box.height, f.confidence]) o = records.writeDoubleLE(x, o);
+      records.writeUInt8(f.detected ? 1 : 0, o);
     });
+    this.offset = spill ? spill.append(records) : 0;
+    this.records = spill ? null : records;
   }
 
   get length(): number {
@@ -37,12 +45,13 @@ export class PackedFaces {
 
   /** The record at `i`, as a new object. */
   at(i: number): TrackFace {
-    const b = 4 * i;
+    if (!(i >= 0 && i < this.length)) throw new RangeError(`no face ${i} in a track of ${this.length}`);
+    const [bytes, o] = this.records ? [this.records, RECORD_BYTES * i] : [this.spill!.read(this.offset + RECORD_BYTES * i, RECORD_BYTES), 0];
     return {
       frame: this.frames[i],
-      box: { x: this.boxes[b], y: this.boxes[b + 1], width: this.boxes[b + 2], height: this.boxes[b + 3] },
-      confidence: this.confidences[i],
-      detected: this.detected[i] === 1,
+      box: { x: bytes.readDoubleLE(o), y: bytes.readDoubleLE(o + 8), width: bytes.readDoubleLE(o + 16), height: bytes.readDoubleLE(o + 24) },
+      confidence: bytes.readDoubleLE(o + 32),
+      detected: bytes.readUInt8(o + 40) === 1,
     };
   }
 

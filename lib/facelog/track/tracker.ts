@@ -11,6 +11,7 @@
 //   cut off (see Track.trimTail).
 // It is the face log's FaceTracker (face-tracker.ts).
 import type { Box, FaceDetection } from '../types.js';
+import type { FaceSpill } from './face-spill.js';
 import { area, centre, clip, iou } from '../geometry.js';
 import { FaceKcf, type FramePyramid } from './kcf.js';
 import { Track } from './track.js';
@@ -47,6 +48,8 @@ export interface TrackerOptions {
   minDetections: number;
   /** Detector runs without the face after which a confirmed track ends. */
   maxMisses: number;
+  /** Where ended tracks' face records go (track/face-spill.ts); kept in memory without one. */
+  spill?: FaceSpill;
 }
 
 export class KcfTracker implements FaceTracker {
@@ -215,7 +218,7 @@ export class KcfTracker implements FaceTracker {
     // A dropped tentative track is forgotten, so a long video's false detections cost no memory;
     // a confirmed one is kept to the end of the job, packed.
     if (!track.confirmed) this.tracks.splice(this.tracks.indexOf(track), 1);
-    else track.pack();
+    else track.pack(this.options.spill);
   }
 }
 
