@@ -97,11 +97,17 @@ node_modules/.stamp: package.json package-lock.json $(NODE_STAMP) | .make/apt-ru
 	@touch $@
 
 # The console (console/): type-checked, then bundled by esbuild into build/console/.
-build/.stamp: node_modules/.stamp $(TS_SOURCES) $(CONSOLE_SOURCES)
+build/.stamp: node_modules/.stamp $(TS_SOURCES) $(CONSOLE_SOURCES) build/native/malloc-trim.node
 	$(NODE) node_modules/.bin/tsc -p tsconfig.json
 	$(NODE) node_modules/.bin/tsc -p console/tsconfig.json
 	$(NODE) build/scripts/build-console.js
 	@touch $@
+
+# The workers' malloc_trim (lib/jobs/free-memory.ts): a Node-API addon, built against the
+# runtime's headers.
+build/native/malloc-trim.node: native/malloc-trim.cc $(NODE_STAMP) | .make/apt-run.stamp
+	@mkdir -p $(dir $@)
+	g++ -O2 -Wall -shared -fPIC -I$(NODE_HOME)/include/node $< -o $@
 
 build: build/.stamp
 

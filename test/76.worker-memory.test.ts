@@ -6,7 +6,11 @@
 // the 640x480 face log below (models loaded), so 350 MiB lies between them.
 import fs from 'node:fs';
 import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { WORKER_MALLOC_ENV, WORKER_V8_FLAGS } from '../lib/jobs/worker-pool.js';
 import { api, form, startTestService, type TestService } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
 import { facelogVideo } from '../testkit/facelog-fixtures/truth.js';
@@ -105,5 +109,21 @@ describe('worker memory bounds', function () {
     expect(svc.logs.some((l) => l.msg === 'worker memory stays high after its job' && l.idle_limit_mib === 100)).to.equal(true);
     await check();
     expect(await replacements('memory_after_job')).to.be.at.least(1);
+  });
+
+  // A worker hands the memory its jobs freed back to the kernel (lib/jobs/free-memory.ts, called
+  // from the collections of jobs/worker-process.ts): glibc otherwise keeps it inside its heap, and
+  // a worker's memory crept up over a batch of short jobs (docs/benchmarks.md).
+  it("hands the free memory inside glibc's heap back to the kernel", async () => {
+    const script = fileURLToPath(new URL('./helpers/free-memory-probe.js', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [...WORKER_V8_FLAGS, script], { env: { ...process.env, ...WORKER_MALLOC_ENV } });
+    const probe = JSON.parse(stdout.trim().split('\n').pop()!) as Record<string, number | boolean>;
+    const m = probe as { start: number; filled: number; freed: number; after: number; released: boolean };
+    expect(m.filled - m.start, JSON.stringify(probe)).to.be.above(200);
+    // Freed and collected, the 240 MiB stay resident inside the heap...
+    expect(m.freed - m.start, JSON.stringify(probe)).to.be.above(150);
+    // ...until they are handed back: the 16 MiB kept stay.
+    expect(m.released).to.equal(true);
+    expect(m.after - m.start, JSON.stringify(probe)).to.be.below(60);
   });
 });

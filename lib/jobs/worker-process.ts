@@ -5,6 +5,7 @@ import { pino } from 'pino';
 import type { AnalyticRegistry } from './analytic.js';
 import { AnalyticError, describeError } from '../errors.js';
 import { diskFullError } from '../disk-space.js';
+import { releaseFreeMemory } from './free-memory.js';
 import type { WorkerCancel, WorkerReply, WorkerRequest } from './worker-protocol.js';
 
 function send(reply: WorkerReply): void {
@@ -82,17 +83,38 @@ function collectGarbage(): void {
   deferredCollection = null;
   const wait = lastCollection + MIN_COLLECTION_INTERVAL_MS - Date.now();
   if (wait <= 0) {
-    gc();
-    lastCollection = Date.now();
+    collectNow(gc, false);
     return;
   }
   deferredCollection = setTimeout(() => {
     deferredCollection = null;
     if (current) return; // the job that is running now collects when it ends
-    gc();
-    lastCollection = Date.now();
+    collectNow(gc, true);
   }, MIN_COLLECTION_INTERVAL_MS);
   deferredCollection.unref();
+}
+
+/**
+ * How often a busy worker's collection hands free memory back (free-memory.ts); an idle worker's
+ * always does. After every job it cost a burst of 1080p tamper checks 42% of its rate (3.55
+ * against 6.11 checks a second): each check faulted its frames' pages in afresh.
+ */
+const RELEASE_INTERVAL_MS = 30_000;
+let lastRelease = 0;
+let releaseFailed = false;
+
+/** A full collection, then what it freed handed back to the kernel when that is due. */
+function collectNow(gc: () => void, idle: boolean): void {
+  gc();
+  lastCollection = Date.now();
+  if (!idle && lastCollection - lastRelease < RELEASE_INTERVAL_MS) return;
+  lastRelease = lastCollection;
+  try {
+    releaseFreeMemory();
+  } catch (err) {
+    if (!releaseFailed) logger.warn({ err }, 'cannot hand freed memory back to the system');
+    releaseFailed = true;
+  }
 }
 
 function cancel(request: WorkerCancel): void {
