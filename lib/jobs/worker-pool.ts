@@ -52,9 +52,14 @@ export const WORKER_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: String(32 * 1024 * 10
  * kept doubling the young generation it reserves (a 2-minute 720p face log: 16 MiB, then 32 by
  * frame 2000, under 1 MiB of it in use; after a 10-minute 1080p one V8's heap held 83 MiB for 16
  * in use), and its touched pages stayed resident. Capped at 1 MiB, the 2-minute job's worker took
- * no more CPU (22.5 s against 23.5 s, one run each).
+ * no more CPU (22.5 s against 23.5 s, one run each). `--no-concurrent-array-buffer-sweeping`: a
+ * collection frees the memory of dead ArrayBuffers (frames among them) before it returns, not
+ * later on a helper thread, so that the release of free memory after it (worker-process.ts)
+ * finds it free. With the machine busy, the helper thread had not freed them yet: 276 and 302 of
+ * 302 MiB stayed resident in test/76's probe, against 62-63 with this flag. The 2-minute job's
+ * worker CPU over its ffmpeg children's, with it: 1.23-1.30 (three runs), without: 1.27-1.29 (two).
  */
-export const WORKER_V8_FLAGS = ['--expose-gc', '--max-semi-space-size=1'];
+export const WORKER_V8_FLAGS = ['--expose-gc', '--max-semi-space-size=1', '--no-concurrent-array-buffer-sweeping'];
 
 /** A worker that dies before reporting ready this many times in a row stops the pool from respawning. */
 const MAX_FAILED_STARTS = 5;
