@@ -200,6 +200,8 @@ export class Track {
 
   /** The face box at `frame`, if the track has one there. */
   boxAt(frame: number): TrackFace | undefined {
+    // The overlay asks every track of the job about every frame: most have ended long before.
+    if (this.faceCount === 0 || frame < this.startFrame || frame > this.endFrame) return undefined;
     // Faces are in frame order with at most one per frame: binary search.
     let lo = 0;
     let hi = this.faceCount - 1;
