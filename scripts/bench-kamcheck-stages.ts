@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { quantile } from '../lib/stats.js';
-import { WORKER_MALLOC_ENV } from '../lib/jobs/worker-pool.js';
+import { WORKER_MALLOC_ENV, WORKER_V8_FLAGS } from '../lib/jobs/worker-pool.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
 
 type Stages = Record<string, number[]>;
@@ -79,7 +79,7 @@ async function main(): Promise<void> {
   try {
     for (const way of ['before', 'now', 'before', 'now'] as const) {
       const env = way === 'now' ? { ...WORKER_MALLOC_ENV, ...process.env } : process.env;
-      const proc = fork(script, ['--child', way, String(rounds), clip, reference], { env, execArgv: ['--expose-gc'] });
+      const proc = fork(script, ['--child', way, String(rounds), clip, reference], { env, execArgv: WORKER_V8_FLAGS });
       const stages = await new Promise<Stages>((resolve) => proc.once('message', (m) => resolve(m as Stages)));
       await new Promise((r) => proc.once('exit', r));
       for (const [name, ms] of Object.entries(stages)) (results[way][name] ??= []).push(...ms);

@@ -4,9 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { execFile, execFileSync } from 'node:child_process';
-import { promisify } from 'node:util';
+import { execFileSync } from 'node:child_process';
 import { expect } from 'chai';
 import cv from '../lib/video/opencv.js';
 import { FRAMES_AHEAD, readFrames } from '../lib/video/frame-reader.js';
@@ -15,6 +13,7 @@ import { YuvFrame } from '../lib/video/yuv-frame.js';
 import { drawTracks } from '../lib/facelog/output/overlay.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
 import { WORKER_V8_FLAGS } from '../lib/jobs/worker-pool.js';
+import { runProbe } from './helpers/run-probe.js';
 
 /** Frame `index` of `file` at width x height, converted to BGR by ffmpeg. */
 function ffmpegBgr(file: string, index: number, width: number, height: number): cv.Mat {
@@ -113,13 +112,10 @@ describe('I420 frames', () => {
   // 26-41 when every Mat is released by hand (the loop's own rise, which moves with the machine's load).
   it("frees each frame's leftover Mats by the next frame", async function () {
     this.timeout(120_000);
-    const probe = async (mode: string) => {
-      const script = fileURLToPath(new URL('./helpers/frame-garbage-probe.js', import.meta.url));
-      // Each Mat mapped on its own: a freed one leaves the resident memory at once.
-      const env = { ...process.env, MALLOC_MMAP_THRESHOLD_: '65536' };
-      const { stdout } = await promisify(execFile)(process.execPath, ['--expose-gc', script, VTEST_AVI, '300', mode], { env });
-      return JSON.parse(stdout.trim().split('\n').pop()!) as { frames: number; maxRiseMats: number };
-    };
+    // Each Mat mapped on its own: a freed one leaves the resident memory at once.
+    const env = { ...process.env, MALLOC_MMAP_THRESHOLD_: '65536' };
+    const probe = (mode: string) =>
+      runProbe<{ frames: number; maxRiseMats: number }>('frame-garbage-probe', [VTEST_AVI, '300', mode], { execArgv: ['--expose-gc'], env });
     const released = await probe('released');
     const left = await probe('left');
     expect(left.frames).to.equal(300);
@@ -132,9 +128,7 @@ describe('I420 frames', () => {
   // 2 MiB here.
   it("keeps a worker's young generation small through a frame loop", async function () {
     this.timeout(120_000);
-    const script = fileURLToPath(new URL('./helpers/young-generation-probe.js', import.meta.url));
-    const { stdout } = await promisify(execFile)(process.execPath, [...WORKER_V8_FLAGS, script, VTEST_AVI, '300']);
-    const probe = JSON.parse(stdout.trim().split('\n').pop()!) as { frames: number; youngMiB: number };
+    const probe = await runProbe<{ frames: number; youngMiB: number }>('young-generation-probe', [VTEST_AVI, '300'], { execArgv: WORKER_V8_FLAGS });
     expect(probe.frames).to.equal(300);
     expect(probe.youngMiB).to.be.at.most(4);
   });

@@ -81,14 +81,17 @@ function collectGarbage(): void {
   if (!gc) return;
   if (deferredCollection) clearTimeout(deferredCollection);
   const collected = Date.now() - lastCollection >= MIN_COLLECTION_INTERVAL_MS;
-  if (collected) collectNow(gc, false);
+  if (collected) {
+    collect(gc);
+    releaseFree(false);
+  }
   // Once the worker has had no job for a second: the collection put off, if it was, and the
   // release of free memory that an idle worker always makes.
   deferredCollection = setTimeout(() => {
     deferredCollection = null;
     if (current) return; // the job that is running now collects when it ends
-    if (collected) releaseFree(true);
-    else collectNow(gc, true);
+    if (!collected) collect(gc);
+    releaseFree(true);
   }, MIN_COLLECTION_INTERVAL_MS);
   deferredCollection.unref();
 }
@@ -102,10 +105,9 @@ const RELEASE_INTERVAL_MS = 30_000;
 let lastRelease = 0;
 let releaseFailed = false;
 
-function collectNow(gc: () => void, idle: boolean): void {
+function collect(gc: () => void): void {
   gc();
   lastCollection = Date.now();
-  releaseFree(idle);
 }
 
 function releaseFree(idle: boolean): void {
