@@ -161,7 +161,7 @@ describe('face log: where a track ends', function () {
 describe('face log: an ended track packed', () => {
   // What a finished track keeps to the end of a job is packed (track/packed-faces.ts), and nothing
   // about it may change but its size.
-  it('answers the same records, boxes and frames, loses only its landmarks, and takes no new faces', () => {
+  it('answers the same records, boxes and frames, sums up its detections, and takes no new faces', () => {
     const landmarks = { rightEye: { x: 1, y: 2 }, leftEye: { x: 3, y: 4 }, nose: { x: 5, y: 6 }, mouth: { x: 7, y: 8 }, rightEar: { x: 0, y: 1 }, leftEar: { x: 9, y: 1 } };
     const track = new Track(1);
     track.number = 7;
@@ -173,14 +173,17 @@ describe('face log: an ended track packed', () => {
     const faces = structuredClone(track.faces);
     const boxes = Array.from({ length: 20 }, (_, f) => track.boxAt(f));
     const summary = { start: track.startFrame, end: track.endFrame, first: track.firstBox, last: track.lastBox, count: track.faceCount };
+    const detected = { count: track.detectionCount, best: track.bestScores(), viewed: track.viewedDetections() };
+    expect(detected).to.deep.equal({ count: 2, best: [0.9, 0.8125], viewed: [] });
 
     track.pack();
     expect(track.faces).to.deep.equal(faces);
     expect(Array.from({ length: 20 }, (_, f) => track.boxAt(f))).to.deep.equal(boxes);
     expect({ start: track.startFrame, end: track.endFrame, first: track.firstBox, last: track.lastBox, count: track.faceCount }).to.deep.equal(summary);
     expect(summary.count).to.equal(8);
-    expect(track.detections.map((d) => d.landmarks)).to.deep.equal([undefined, undefined]);
-    expect(track.detections.map((d) => [d.frame, d.score])).to.deep.equal([[10, 0.8125], [15, 0.9]]);
+    // Its detections go, landmarks and all; their count and best scores stay.
+    expect(track.detections).to.deep.equal([]);
+    expect({ count: track.detectionCount, best: track.bestScores(), viewed: track.viewedDetections() }).to.deep.equal(detected);
     expect(() => track.addTracked(16, summary.last)).to.throw(/packed/);
 
     track.shiftFrames(100);

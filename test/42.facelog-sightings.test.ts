@@ -1,6 +1,6 @@
 // The sighting generator's rules on hand-made tracks: gaps, crossings, duplicates, re-appearance.
 import { expect } from 'chai';
-import { stitchTracks, MAX_GAP_SECONDS, MAX_SHRINK_RATIO, type TrackSummary } from '../lib/facelog/sightings/stitch.js';
+import { stitchTracks, TrackStitcher, MAX_GAP_SECONDS, MAX_SHRINK_RATIO, type TrackSummary } from '../lib/facelog/sightings/stitch.js';
 import { decideGender } from '../lib/facelog/gender/aggregate.js';
 import type { Box } from '../lib/facelog/types.js';
 
@@ -87,6 +87,48 @@ describe('sighting generator', () => {
       { fps: FPS, distance: euclidean },
     );
     expect(far).to.have.length(2);
+  });
+});
+
+describe('sighting generator fed as tracks end', () => {
+  // A queue: each person's face breaks into two tracks across a short occlusion, the next person
+  // close behind (their tracks overlap in time), and one track that followed a face twice.
+  const queue = () => {
+    const tracks: TrackSummary[] = [];
+    for (let p = 0; p < 6; p++) {
+      const s = p * 60;
+      tracks.push(track(3 * p + 1, s, s + 40, box(100 + 10 * p, 100, 40), box(140, 120, 60), [person(p % 7)]));
+      tracks.push(track(3 * p + 2, s + 52, s + 90, box(150, 125, 62), box(200, 150, 90), [person(p % 7, 0.1)]));
+      if (p === 2) tracks.push(track(3 * p + 3, s + 5, s + 40, box(112, 102, 41), box(141, 121, 60), []));
+    }
+    return tracks;
+  };
+
+  it('groups tracks whatever order they end in, as the whole video at once does', () => {
+    const whole = stitchTracks(queue(), { fps: FPS, distance: euclidean });
+    expect(whole).to.deep.equal([[1, 2], [4, 5], [7, 8, 9], [10, 11], [13, 14], [16, 17]]);
+    for (const order of [[...queue()].sort((a, b) => a.endFrame - b.endFrame), [...queue()].reverse()]) {
+      const stitcher = new TrackStitcher({ fps: FPS, distance: euclidean });
+      for (const t of order) stitcher.add(t);
+      expect(stitcher.groups()).to.deep.equal(whole);
+    }
+  });
+
+  it('lets a track go only once no track to come can start within the longest gap of its end', () => {
+    const horizon = Math.ceil(MAX_GAP_SECONDS * FPS);
+    const stitcher = new TrackStitcher({ fps: FPS, distance: euclidean });
+    const first = track(1, 0, 40, box(100, 100, 40), box(140, 120, 60), [person(0)]);
+    stitcher.add(first);
+    // The next track may start right at the longest gap: the first one waits for it.
+    stitcher.settle(40 + horizon);
+    expect(stitcher.pendingCount).to.equal(1);
+    stitcher.add(track(2, 40 + horizon, 80 + horizon, box(150, 125, 62), box(200, 150, 90), [person(0, 0.1)]));
+    expect(stitcher.groups()).to.deep.equal([[1, 2]]);
+    // Past that, both go; what they were paired with stays.
+    stitcher.settle(80 + 2 * horizon + 2);
+    expect(stitcher.pendingCount).to.equal(0);
+    expect(stitcher.groups()).to.deep.equal([[1, 2]]);
+    expect(() => stitcher.add(first)).to.throw(/already/);
   });
 });
 

@@ -13,7 +13,10 @@ import type { FaceDetector } from '../lib/facelog/detect/detector.js';
 import { planCost } from '../lib/facelog/detect/blazeface.js';
 import { iou } from '../lib/facelog/geometry.js';
 import type { DetectOptions, FaceDetection } from '../lib/facelog/types.js';
-import { DEFAULT_FACELOG_FIXTURE_DIR, readTruth } from '../testkit/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_FIXTURE_DIR, facelogVideo, readTruth } from '../testkit/facelog-fixtures/truth.js';
+import { faceModels } from '../lib/facelog/models.js';
+import { descriptorDistance } from '../lib/facelog/appearance/descriptor.js';
+import { stitchTracks, TrackStitcher, type TrackSummary } from '../lib/facelog/sightings/stitch.js';
 
 const face = (x: number, y: number, width: number): FaceDetection => ({ box: { x, y, width, height: width }, score: 0.9 });
 
@@ -48,12 +51,13 @@ describe('face log: stages plugged into the frame loop', function () {
     const options = { width: truth.width, height: truth.height, fps: truth.fps, minSize: 30, totalFrames: 0, still: false };
     const detector = scriptedDetector();
     let written = 0;
+    let described = 0;
     const source = readFrames(path.join(DEFAULT_FACELOG_FIXTURE_DIR, truth.file), { width: truth.width, height: truth.height });
     const result = await analyseFrames(
       source,
       { write: async () => void written++ },
       faceLogStages(detector, options),
-      { describe: () => new Float32Array(128) },
+      { describe: () => (described++, new Float32Array(128)) },
       options,
       () => {},
     );
@@ -72,12 +76,62 @@ describe('face log: stages plugged into the frame loop', function () {
     // One track, of the walking face; the one-off face never became one.
     expect(result.tracks.map((t) => t.number)).to.deep.equal([1]);
     const [track] = result.tracks;
-    expect(track.detections.map((d) => d.frame)).to.deep.equal([0, 5, 10, 15, 20, 25]);
-    expect(track.detections.map((d) => d.box)).to.deep.equal(SCRIPT.map((faces) => faces[0].box));
+    const detected = track.faces.filter((f) => f.detected);
+    expect(detected.map((f) => f.frame)).to.deep.equal([0, 5, 10, 15, 20, 25]);
+    expect(detected.map((f) => f.box)).to.deep.equal(SCRIPT.map((faces) => faces[0].box));
+    expect(track.detectionCount).to.equal(6);
     // KCF follows it between runs; the track ends after 4 missed runs (frames 30-45), its tail cut
     // at the first of them.
     expect(track.ended).to.equal(true);
     expect(track.faces.map((f) => f.frame)).to.deep.equal(Array.from({ length: 30 }, (_, i) => i));
-    expect(result.evidence.get(track)!.descriptors.length, 'the face was described').to.be.greaterThan(0);
+    expect(described, 'the face was described').to.be.greaterThan(0);
+    expect(result.groups, 'one sighting, stitched as the track ended').to.deep.equal([[1]]);
+  });
+});
+
+describe('face log: tracks stitched as they end, on a real video', function () {
+  this.timeout(300_000);
+
+  // A long video's tracks keep their descriptors only while a track to come may still pair with
+  // them (sightings/stitch.ts). The loop's promise that no track starts before the bound it gave
+  // is what makes that safe: checked here on the real detector, tracker and backfill.
+  it('lets tracks go as the video runs, never one a later track pairs with, and stitches as the whole video at once', async () => {
+    const { file, truth } = facelogVideo('reappear');
+    const models = faceModels();
+    const options = { width: truth.width, height: truth.height, fps: truth.fps, minSize: 30, totalFrames: 0, still: false };
+    const stages = faceLogStages(models.detector, options);
+    const stitcher = stages.stitcher as TrackStitcher;
+    const added: TrackSummary[] = [];
+    let bound = -Infinity;
+    const early: number[] = [];
+    let mostLetGo = 0;
+    stages.stitcher = {
+      add: (t) => {
+        if (t.startFrame < bound) early.push(t.number);
+        added.push({ ...t, descriptors: [...t.descriptors] });
+        stitcher.add(t);
+      },
+      settle: (earliest) => {
+        bound = Math.max(bound, earliest);
+        stitcher.settle(earliest);
+        mostLetGo = Math.max(mostLetGo, added.length - stitcher.pendingCount);
+      },
+      groups: () => stitcher.groups(),
+    };
+    const result = await analyseFrames(
+      readFrames(file, { width: truth.width, height: truth.height }),
+      { write: async () => {} },
+      stages,
+      { describe: (frame, f) => models.describer.describe(frame, f) },
+      options,
+      () => {},
+    );
+
+    expect(added.map((t) => t.number).sort((a, b) => a - b), 'every track stitched once').to.deep.equal(result.tracks.map((t) => t.number));
+    expect(early, 'tracks that started before the bound the loop had given').to.deep.equal([]);
+    expect(mostLetGo, `tracks let go before the end, of ${added.length}`).to.be.greaterThan(0);
+    expect(added.some((t) => t.descriptors.length > 0), 'descriptors reached the stitcher').to.equal(true);
+    expect(result.groups).to.deep.equal(stitchTracks(added, { fps: truth.fps, distance: descriptorDistance }));
+    expect(result.groups.length).to.be.at.least(truth.appearances.length);
   });
 });

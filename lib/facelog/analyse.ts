@@ -1,7 +1,7 @@
 // The face log's frame loop: decode -> (every few frames) detect where there was motion ->
-// track -> keep evidence per track -> draw the overlay. Stitching into sightings, gender and the
-// result files come after the last frame (see run.ts). The stages come built (run.ts builds the
-// real ones), so a test can plug a fake into any of them.
+// track -> keep evidence per track -> draw the overlay; each confirmed track goes to the stitcher
+// as it ends. The sightings' gender and the result files come after the last frame (see run.ts).
+// The stages come built (run.ts builds the real ones), so a test can plug a fake into any of them.
 import path from 'node:path';
 import type { ProgressReporter } from '../jobs/analytic.js';
 import type { FrameSource } from '../video/frame-reader.js';
@@ -19,6 +19,7 @@ import { followBackwards } from './track/backfill.js';
 import { MIN_SIZE_SLACK } from './detect/detector.js';
 import { seeAgain } from './detect/still-evidence.js';
 import type { Track } from './track/track.js';
+import type { TrackStitcher } from './sightings/stitch.js';
 import { TrackEvidence, type FaceAnalysers } from './track-evidence.js';
 
 /**
@@ -34,6 +35,8 @@ export interface Stages {
   motion: MotionSource;
   /** Where each detector run after the first looks (the first searches the whole frame). */
   scan: Pick<ScanSchedule, 'next'>;
+  /** The sighting generator, fed each confirmed track as it ends. */
+  stitcher: Pick<TrackStitcher, 'add' | 'settle' | 'groups'>;
 }
 
 export interface AnalyseOptions {
@@ -55,6 +58,8 @@ export interface FrameLoopResult {
   framesProcessed: number;
   tracks: Track[];
   evidence: Map<Track, TrackEvidence>;
+  /** The tracks' numbers stitched into groups, one per possible sighting (sightings/stitch.ts). */
+  groups: number[][];
   /** Detector model runs over the whole video (the dominant cost), 0 when the detector does not say. */
   detectorTiles: number;
   /** Their cost in runs of a 256 tile (a 128 tile is a quarter of one). */
@@ -71,7 +76,7 @@ export async function analyseFrames(
 ): Promise<FrameLoopResult> {
   const fps = fpsOrDefault(options.fps);
   const detectEvery = options.still ? 1 : Math.max(1, Math.round(fps / DETECTIONS_PER_SECOND));
-  const { detector, tracker, motion, scan } = stages;
+  const { detector, tracker, motion, scan, stitcher } = stages;
   const evidence = new Map<Track, TrackEvidence>();
   /** Evidence of the tracks that had not ended at the last detector run. */
   const open = new Map<Track, TrackEvidence>();
@@ -83,6 +88,18 @@ export async function analyseFrames(
     }
     return e;
   };
+  // An ended track's boxes are final: the stitcher judges it against the tracks that ended near
+  // it, and keeps its descriptors only while a track to come may still start near it.
+  const stitch = (track: Track, e: TrackEvidence) =>
+    stitcher.add({
+      number: track.number,
+      startFrame: track.startFrame,
+      endFrame: track.endFrame,
+      firstBox: track.firstBox,
+      lastBox: track.lastBox,
+      boxAt: (f: number) => track.boxAt(f)?.box,
+      descriptors: e.takeDescriptors(),
+    });
 
   // Frames wait here before they are drawn and encoded, until every track visible in them has
   // been confirmed or dropped and its tail cut: a tentative track is decided within 2 detector
@@ -136,13 +153,20 @@ export async function analyseFrames(
       for (const [track, e] of open) {
         if (!track.ended) continue;
         open.delete(track);
-        if (track.confirmed) e.compact(options.cropsDir && path.join(options.cropsDir, `${track.key}.jpg`));
-        else evidence.delete(track);
+        if (!track.confirmed) {
+          evidence.delete(track);
+          continue;
+        }
+        e.compact(options.cropsDir && path.join(options.cropsDir, `${track.key}.jpg`));
+        stitch(track, e);
       }
       for (const track of tracker.liveTracks) {
         const last = track.detections[track.detections.length - 1];
         if (last.frame === index) evidenceOf(track).observe(frame.bgr(), index, fps, last, analysers);
       }
+      // A track to come starts no earlier than the earliest live one, or than the waiting frames
+      // a late confirmation follows it back through.
+      stitcher.settle(Math.min(index - delay - 1, ...tracker.liveTracks.map((t) => t.startFrame)));
     }
     // The Mats made for the analysis go now; the frame's own bytes wait for the overlay.
     frame.release();
@@ -163,5 +187,6 @@ export async function analyseFrames(
 
   const tracks = tracker.confirmedTracks();
   for (const t of tracks) evidenceOf(t);
-  return { framesProcessed: index, tracks, evidence, detectorTiles, detectorCost };
+  for (const [track, e] of open) if (track.confirmed) stitch(track, e);
+  return { framesProcessed: index, tracks, evidence, groups: stitcher.groups(), detectorTiles, detectorCost };
 }

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createBlazeFaceDetector } from './detect/blazeface.js';
 import type { FaceDetector } from './detect/detector.js';
-import { createFaceDescriber, descriptorDistance } from './appearance/descriptor.js';
+import { createFaceDescriber } from './appearance/descriptor.js';
 import { createGenderClassifier } from './gender/classifier.js';
 import { AnalyticError } from '../errors.js';
 import { faceDetectorRuntime } from '../config.js';
@@ -15,7 +15,6 @@ export interface FaceModels {
   detector: FaceDetector;
   describer: ReturnType<typeof createFaceDescriber>;
   gender: ReturnType<typeof createGenderClassifier>;
-  distance: typeof descriptorDistance;
 }
 
 let loaded: FaceModels | null = null;
@@ -31,7 +30,6 @@ export function faceModels(): FaceModels {
     detector: createBlazeFaceDetector(MODEL_DIR, { runtime }),
     describer: createFaceDescriber(MODEL_DIR, runtime),
     gender: createGenderClassifier(MODEL_DIR, runtime),
-    distance: descriptorDistance,
   };
   return loaded;
 }

@@ -21,7 +21,8 @@ import { MotionRegions } from './motion/motion-regions.js';
 import { KcfTracker } from './track/tracker.js';
 import { FaceSpill } from './track/face-spill.js';
 import { faceModels } from './models.js';
-import { stitchTracks } from './sightings/stitch.js';
+import { TrackStitcher } from './sightings/stitch.js';
+import { descriptorDistance } from './appearance/descriptor.js';
 import { bestScores, buildSighting, stillConfidence, type Sighting } from './sightings/sighting.js';
 import { MIN_STILL_EVIDENCE } from './detect/still-evidence.js';
 import { writeThumbnail } from './output/thumbnails.js';
@@ -174,22 +175,10 @@ async function runFaceLogIn(
   }
 
   progress('Generating sightings');
-  const { tracks, evidence } = loop;
+  const { tracks, evidence, groups } = loop;
   // The analysis counts from the first frame it was given; results speak the input's numbering.
   if (input.startFrame > 0) for (const t of tracks) t.shiftFrames(input.startFrame);
   const byNumber = new Map(tracks.map((t) => [t.number, t]));
-  const groups = stitchTracks(
-    tracks.map((t) => ({
-      number: t.number,
-      startFrame: t.startFrame,
-      endFrame: t.endFrame,
-      firstBox: t.firstBox,
-      lastBox: t.lastBox,
-      boxAt: (f: number) => t.boxAt(f)?.box,
-      descriptors: evidence.get(t)!.descriptors,
-    })),
-    { fps: fpsOrDefault(input.fps), distance: models.distance },
-  );
   const evidenceOf = (t: Track) => evidence.get(t)!;
   // A weak sighting (a few low-score detections: a back of a head, a face-like pattern) is not
   // reported; its tracks stay in the XML, with no sighting.
@@ -263,16 +252,17 @@ async function runFaceLogIn(
 
 /**
  * The real stages for one video: `detector` (BlazeFace), KCF tracking (a still image's every
- * detection is a track; ended tracks' face records go to `spill`), frame differencing, and a scan
- * schedule that plans for `detector`.
+ * detection is a track; ended tracks' face records go to `spill`), frame differencing, a scan
+ * schedule that plans for `detector`, and the stitcher of tracks by their face descriptors.
  */
-export function faceLogStages(detector: FaceDetector, input: Pick<FaceLogInput, 'width' | 'height' | 'minSize' | 'still'>, spill?: FaceSpill): Stages {
+export function faceLogStages(detector: FaceDetector, input: Pick<FaceLogInput, 'width' | 'height' | 'fps' | 'minSize' | 'still'>, spill?: FaceSpill): Stages {
   const { width, height, minSize, still } = input;
   return {
     detector,
     tracker: new KcfTracker({ width, height, minDetections: still ? 1 : 2, maxMisses: MAX_MISSES, spill }),
     motion: new MotionRegions(width, height),
     scan: new ScanSchedule(detector, width, height, minSize),
+    stitcher: new TrackStitcher({ fps: fpsOrDefault(input.fps), distance: descriptorDistance }),
   };
 }
 

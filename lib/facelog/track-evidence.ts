@@ -1,7 +1,7 @@
 // What the face log keeps about each track while the video runs, since the frames are gone
-// afterwards: a few face descriptors at different sizes (for stitching), gender votes, and the
-// best face crop (for thumbnails), JPEG-compressed once the track has ended, into a file when the
-// job gives a folder for them.
+// afterwards: a few face descriptors at different sizes (for stitching, which takes them when the
+// track ends), gender votes, and the best face crop (for thumbnails), JPEG-compressed once the
+// track has ended, into a file when the job gives a folder for them.
 import fs from 'node:fs';
 import cv from '../video/opencv.js';
 import { expand, round } from './geometry.js';
@@ -43,7 +43,7 @@ export interface FaceAnalysers {
 }
 
 export class TrackEvidence {
-  readonly descriptors: Float32Array[] = [];
+  private described: Float32Array[] = [];
   readonly genderVotes: GenderVote[] = [];
   bestQuality = -1;
   private crop: cv.Mat | null = null;
@@ -52,6 +52,18 @@ export class TrackEvidence {
   /** The face's width and frame at the last sample point. */
   private describedWidth = 0;
   private describedFrame = -Infinity;
+
+  /** The face descriptors taken so far. */
+  get descriptors(): readonly Float32Array[] {
+    return this.described;
+  }
+
+  /** Hands the descriptors over (to the stitcher, when the track ends) and keeps none. */
+  takeDescriptors(): Float32Array[] {
+    const taken = this.described;
+    this.described = [];
+    return taken;
+  }
 
   get hasCrop(): boolean {
     return this.crop !== null || this.cropJpeg !== null || this.cropFile !== null;
@@ -94,13 +106,13 @@ export class TrackEvidence {
     const width = face.box.width;
     const due =
       width >= MIN_DESCRIBE_WIDTH &&
-      (this.descriptors.length === 0 ||
+      (this.described.length === 0 ||
         width >= this.describedWidth * DESCRIBE_GROWTH ||
         frameIndex - this.describedFrame >= DESCRIBE_EVERY_SECONDS * fps);
     if (due) {
       // A sample point: the face has grown or time has passed since the last one. The first few
       // are described; all of them may vote on gender.
-      if (this.descriptors.length < MAX_DESCRIPTORS) this.descriptors.push(analysers.describe(frame, face));
+      if (this.described.length < MAX_DESCRIPTORS) this.described.push(analysers.describe(frame, face));
       this.describedWidth = width;
       this.describedFrame = frameIndex;
     }

@@ -1,6 +1,6 @@
 // Sightings as the API reports them, built from stitched tracks.
 import { randomUUID } from 'node:crypto';
-import type { Track } from '../track/track.js';
+import { KEPT_SCORES, type Track } from '../track/track.js';
 import type { TrackEvidence } from '../track-evidence.js';
 import { decideGender } from '../gender/aggregate.js';
 import { stillEvidence } from '../detect/still-evidence.js';
@@ -22,15 +22,15 @@ export interface Sighting {
 
 /** Detections after which a sighting's confidence is no longer held back by its length. */
 const DETECTIONS_FOR_FULL_CONFIDENCE = 4;
-/** Best detector scores averaged into a sighting's confidence. */
-const TOP_SCORES = 5;
+/** Best detector scores averaged into a sighting's confidence (an ended track keeps as many). */
+const TOP_SCORES = KEPT_SCORES;
 
 /**
  * How sure the detector was of a sighting's face: the mean of its TOP_SCORES best detector scores
  * (0.5..1, the detector reports nothing below 0.5).
  */
 export function bestScores(tracks: Track[]): number {
-  const top = tracks.flatMap((t) => t.detections.map((d) => d.score)).sort((a, b) => b - a).slice(0, TOP_SCORES);
+  const top = tracks.flatMap((t) => t.bestScores()).sort((a, b) => b - a).slice(0, TOP_SCORES);
   return top.reduce((s, x) => s + x, 0) / Math.max(1, top.length);
 }
 
@@ -39,7 +39,7 @@ export function bestScores(tracks: Track[]): number {
  * over the still's views, 0 where a view missed the face); undefined for a video's.
  */
 export function stillConfidence(tracks: Track[]): number | undefined {
-  const detections = tracks.flatMap((t) => t.detections).filter((d) => d.views);
+  const detections = tracks.flatMap((t) => t.viewedDetections());
   return detections.length ? Math.max(...detections.map(stillEvidence)) : undefined;
 }
 
@@ -49,7 +49,7 @@ export function buildSighting(
   genderRequested: boolean,
 ): Omit<Sighting, 'thumbnail'> {
   const id = randomUUID();
-  const detections = tracks.reduce((n, t) => n + t.detections.length, 0);
+  const detections = tracks.reduce((n, t) => n + t.detectionCount, 0);
   // Confidence: how sure the detector was of the face, discounted for a sighting seen only a
   // few times (a short sighting is more likely a false detection).
   // A still's: the evidence of its views (each a look of the detector again, as a later frame is).

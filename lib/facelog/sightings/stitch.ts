@@ -20,7 +20,7 @@ export interface TrackSummary {
   lastBox: Box;
   /** Boxes by frame, for finding duplicate tracks of one face. */
   boxAt(frame: number): Box | undefined;
-  descriptors: Float32Array[];
+  descriptors: readonly Float32Array[];
 }
 
 export interface StitchOptions {
@@ -59,46 +59,100 @@ const OVERLAP_SLACK_FRAMES = 2;
 
 /** Groups of track numbers, one group per sighting, in order of first appearance. */
 export function stitchTracks(tracks: TrackSummary[], options: StitchOptions): number[][] {
-  const sorted = [...tracks].sort((a, b) => a.startFrame - b.startFrame || a.number - b.number);
-  const groups = new Map<number, TrackSummary[]>(sorted.map((t) => [t.number, [t]]));
-  const groupOf = new Map<number, number>(sorted.map((t) => [t.number, t.number]));
-  const merge = (a: number, b: number) => {
-    const ga = groupOf.get(a)!;
-    const gb = groupOf.get(b)!;
-    if (ga === gb) return;
-    const members = groups.get(gb)!;
-    groups.get(ga)!.push(...members);
-    for (const m of members) groupOf.set(m.number, ga);
-    groups.delete(gb);
-  };
+  const stitcher = new TrackStitcher(options);
+  for (const t of tracks) stitcher.add(t);
+  return stitcher.groups();
+}
 
-  // 1. Duplicates: one face followed by two overlapping tracks.
-  for (let i = 0; i < sorted.length; i++) {
-    for (let j = i + 1; j < sorted.length && sorted[j].startFrame <= sorted[i].endFrame; j++) {
-      if (meanOverlap(sorted[i], sorted[j]) >= DUPLICATE_IOU) merge(sorted[i].number, sorted[j].number);
+/** What the stitcher keeps of a track once no later track can pair with it. */
+type Settled = Pick<TrackSummary, 'number' | 'startFrame' | 'endFrame' | 'boxAt'>;
+
+/**
+ * The sighting generator fed as tracks end, so that a long video's tracks need not keep their
+ * descriptors to its end: a pair of tracks can be a duplicate or a link only when one starts at
+ * most MAX_GAP_SECONDS after the other ended, so each pair is judged when its later track is
+ * added, and a track's descriptors and boxes go once settle() says no track to come can start that
+ * near it. groups() then joins the pairs found in the order stitchTracks has always used (by
+ * start, then by link cost), so the groups do not depend on the order the tracks came in.
+ */
+export class TrackStitcher {
+  /** Tracks a later track may still pair with. */
+  private pending: TrackSummary[] = [];
+  private readonly tracks: Settled[] = [];
+  private readonly duplicates: { first: number; second: number }[] = [];
+  private readonly links: { a: number; b: number; cost: number }[] = [];
+  private readonly numbers = new Set<number>();
+
+  constructor(private readonly options: StitchOptions) {}
+
+  /** Adds an ended track (its boxes final) and judges it against the pending ones. */
+  add(track: TrackSummary): void {
+    if (this.numbers.has(track.number)) throw new Error(`track ${track.number} was already stitched`);
+    this.numbers.add(track.number);
+    for (const other of this.pending) {
+      const [a, b] = byStart(other, track) < 0 ? [other, track] : [track, other];
+      if (b.startFrame <= a.endFrame && meanOverlap(a, b) >= DUPLICATE_IOU) this.duplicates.push({ first: a.number, second: b.number });
+      if (b.startFrame === a.startFrame) continue;
+      const cost = linkCost(a, b, this.options);
+      if (cost !== null) this.links.push({ a: a.number, b: b.number, cost });
     }
+    this.pending.push(track);
+    const { number, startFrame, endFrame, boxAt } = track;
+    this.tracks.push({ number, startFrame, endFrame, boxAt });
   }
 
-  // 2. Links across gaps, cheapest first.
-  const links: { a: TrackSummary; b: TrackSummary; cost: number }[] = [];
-  for (const a of sorted) {
-    for (const b of sorted) {
-      if (b.startFrame <= a.startFrame || a === b) continue;
-      const cost = linkCost(a, b, options);
-      if (cost !== null) links.push({ a, b, cost });
+  /**
+   * No track added from now on starts before `earliestStart`: the pending tracks that ended more
+   * than MAX_GAP_SECONDS before it can pair with none of them, and are let go.
+   */
+  settle(earliestStart: number): void {
+    const horizon = Math.ceil(MAX_GAP_SECONDS * this.options.fps) + 1;
+    this.pending = this.pending.filter((t) => earliestStart - t.endFrame <= horizon);
+  }
+
+  /** Tracks whose descriptors the stitcher still holds. */
+  get pendingCount(): number {
+    return this.pending.length;
+  }
+
+  /** Groups of the tracks added so far, one per sighting, in order of first appearance. */
+  groups(): number[][] {
+    const sorted = [...this.tracks].sort(byStart);
+    const rank = new Map(sorted.map((t, i) => [t.number, i]));
+    const byNumber = new Map(sorted.map((t) => [t.number, t]));
+    const groups = new Map<number, Settled[]>(sorted.map((t) => [t.number, [t]]));
+    const groupOf = new Map<number, number>(sorted.map((t) => [t.number, t.number]));
+    const merge = (a: number, b: number) => {
+      const ga = groupOf.get(a)!;
+      const gb = groupOf.get(b)!;
+      if (ga === gb) return;
+      const members = groups.get(gb)!;
+      groups.get(ga)!.push(...members);
+      for (const m of members) groupOf.set(m.number, ga);
+      groups.delete(gb);
+    };
+
+    // 1. Duplicates: one face followed by two overlapping tracks.
+    const duplicates = [...this.duplicates].sort((x, y) => rank.get(x.first)! - rank.get(y.first)! || rank.get(x.second)! - rank.get(y.second)!);
+    for (const { first, second } of duplicates) merge(first, second);
+
+    // 2. Links across gaps, cheapest first.
+    const links = [...this.links].sort((x, y) => x.cost - y.cost || rank.get(x.a)! - rank.get(y.a)! || rank.get(x.b)! - rank.get(y.b)!);
+    for (const { a, b } of links) {
+      const ga = groups.get(groupOf.get(a)!)!;
+      const gb = groups.get(groupOf.get(b)!)!;
+      if (ga === gb || overlapInTime(ga, gb)) continue;
+      merge(a, b);
     }
-  }
-  links.sort((x, y) => x.cost - y.cost);
-  for (const { a, b } of links) {
-    const ga = groups.get(groupOf.get(a.number)!)!;
-    const gb = groups.get(groupOf.get(b.number)!)!;
-    if (ga === gb || overlapInTime(ga, gb)) continue;
-    merge(a.number, b.number);
-  }
 
-  return [...groups.values()]
-    .map((g) => g.map((t) => t.number).sort((x, y) => x - y))
-    .sort((x, y) => startOf(x, sorted) - startOf(y, sorted));
+    const startOf = (numbers: number[]) => Math.min(...numbers.map((n) => byNumber.get(n)!.startFrame));
+    return [...groups.values()].map((g) => g.map((t) => t.number).sort((x, y) => x - y)).sort((x, y) => startOf(x) - startOf(y));
+  }
+}
+
+/** The stitcher's order of tracks: by first frame, then by number. */
+function byStart(a: Settled, b: Settled): number {
+  return a.startFrame - b.startFrame || a.number - b.number;
 }
 
 /** The cost of saying b continues a's person, or null when it cannot. */
@@ -126,7 +180,7 @@ function linkCost(a: TrackSummary, b: TrackSummary, options: StitchOptions): num
   return STITCH_JOIN_DISTANCE + positionCost; // after every link that has appearance evidence
 }
 
-function meanOverlap(a: TrackSummary, b: TrackSummary): number {
+function meanOverlap(a: Settled, b: Settled): number {
   const from = Math.max(a.startFrame, b.startFrame);
   const to = Math.min(a.endFrame, b.endFrame);
   let sum = 0;
@@ -141,7 +195,7 @@ function meanOverlap(a: TrackSummary, b: TrackSummary): number {
   return n ? sum / n : 0;
 }
 
-function overlapInTime(a: TrackSummary[], b: TrackSummary[]): boolean {
+function overlapInTime(a: Settled[], b: Settled[]): boolean {
   for (const x of a) {
     for (const y of b) {
       const shared = Math.min(x.endFrame, y.endFrame) - Math.max(x.startFrame, y.startFrame);
@@ -149,8 +203,4 @@ function overlapInTime(a: TrackSummary[], b: TrackSummary[]): boolean {
     }
   }
   return false;
-}
-
-function startOf(numbers: number[], tracks: TrackSummary[]): number {
-  return Math.min(...numbers.map((n) => tracks.find((t) => t.number === n)!.startFrame));
 }

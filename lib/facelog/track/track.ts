@@ -4,6 +4,18 @@ import type { Box, FaceDetection } from '../types.js';
 import { PackedFaces } from './packed-faces.js';
 import type { FaceSpill } from './face-spill.js';
 
+/** Best detector scores an ended track keeps (a sighting's confidence averages its best 5). */
+export const KEPT_SCORES = 5;
+
+/** What an ended track keeps of its detections. */
+interface DetectionSummary {
+  count: number;
+  /** The best KEPT_SCORES scores, best first. */
+  best: number[];
+  /** A still's detections, which carry the detector's scores in its other views. */
+  viewed: TrackDetection[];
+}
+
 /** One face record of a track in one frame (a line of the XML). */
 export interface TrackFace {
   frame: number;
@@ -24,7 +36,9 @@ export class Track {
   /** The face records while the track runs; packed once it has ended (pack()). */
   private list: TrackFace[] = [];
   private packed: PackedFaces | null = null;
+  /** The detections of a running track; emptied when it ends, which keeps their summary. */
   readonly detections: TrackDetection[] = [];
+  private summary: DetectionSummary | null = null;
   /** Detector runs in a row that did not find this face. */
   misses = 0;
   /** The frame of the first of those runs (null while the last run found the face). */
@@ -60,6 +74,21 @@ export class Track {
     return this.frameAt(0);
   }
 
+  /** Detections of the track, also once it has ended. */
+  get detectionCount(): number {
+    return this.summary?.count ?? this.detections.length;
+  }
+
+  /** Its detector scores, best first: all of a running track's, the best KEPT_SCORES of an ended one's. */
+  bestScores(): number[] {
+    return this.summary?.best ?? this.detections.map((d) => d.score).sort((a, b) => b - a);
+  }
+
+  /** The detections that carry views (a still's, detect/still-evidence.ts); none of a video's. */
+  viewedDetections(): readonly TrackDetection[] {
+    return this.summary?.viewed ?? this.detections.filter((d) => d.views);
+  }
+
   get lastDetectedFrame(): number {
     return this.detections[this.detections.length - 1].frame;
   }
@@ -77,16 +106,18 @@ export class Track {
   }
 
   /**
-   * Packs an ended track's face records (packed-faces.ts) and drops its detections' landmarks,
-   * which only the analysis of a live track reads: what a finished track keeps in memory until
-   * the end of the job is then 4 bytes a face and its detections without landmarks, the rest of
-   * its records going to `spill` (41 bytes a face; kept in memory without one).
+   * Packs an ended track's face records (packed-faces.ts) and sums up its detections, which only
+   * the analysis of a live track reads in full: what a finished track keeps in memory until the
+   * end of the job is then 4 bytes a face and a few numbers, the rest of its face records going
+   * to `spill` (41 bytes a face; kept in memory without one).
    */
   pack(spill: FaceSpill | null = null): void {
     if (this.packed) return;
     this.packed = new PackedFaces(this.list, spill);
     this.list = [];
-    this.detections.forEach(({ box, score, frame, views }, i) => (this.detections[i] = views ? { box, score, frame, views } : { box, score, frame }));
+    const viewed = this.viewedDetections().map(({ box, score, frame, views }) => ({ box, score, frame, views }));
+    this.summary = { count: this.detections.length, best: this.bestScores().slice(0, KEPT_SCORES), viewed };
+    this.detections.length = 0;
   }
 
   /**
@@ -118,7 +149,7 @@ export class Track {
   shiftFrames(offset: number): void {
     this.packed?.shiftFrames(offset);
     for (const face of this.list) face.frame += offset;
-    for (const detection of this.detections) detection.frame += offset;
+    for (const detection of [...this.detections, ...(this.summary?.viewed ?? [])]) detection.frame += offset;
     if (this.missedAt !== null) this.missedAt += offset;
   }
 
