@@ -12,6 +12,7 @@ import { FramePyramid } from '../lib/facelog/track/kcf.js';
 import { KcfTracker } from '../lib/facelog/track/tracker.js';
 import { Track } from '../lib/facelog/track/track.js';
 import { FaceSpill } from '../lib/facelog/track/face-spill.js';
+import { PackedFaces } from '../lib/facelog/track/packed-faces.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { MODEL_DIR } from '../lib/facelog/models.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -154,6 +155,23 @@ describe('face log: where a track ends', function () {
     } finally {
       spill.close();
       fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('face log: packed face records', () => {
+  const face = (frame: number, x: number) => ({ frame, box: { x, y: 2.5, width: 30.125, height: 31 }, confidence: 0.75, detected: frame % 2 === 0 });
+
+  it('finds a record by its frame, whether the frames run on one a frame or skip', () => {
+    for (const frames of [[4, 5, 6, 7], [3, 5, 6, 9]]) {
+      const faces = frames.map((f, i) => face(f, 10 * i + 0.5));
+      const packed = new PackedFaces(faces);
+      expect(packed.all()).to.deep.equal(faces);
+      const found = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, k) => packed.indexOf(from + k));
+      expect(found(2, 10)).to.deep.equal(Array.from({ length: 9 }, (_, k) => frames.indexOf(2 + k)));
+      packed.shiftFrames(100);
+      expect(packed.all()).to.deep.equal(faces.map((f) => ({ ...f, frame: f.frame + 100 })));
+      expect(found(102, 110)).to.deep.equal(Array.from({ length: 9 }, (_, k) => frames.indexOf(2 + k)));
     }
   });
 });

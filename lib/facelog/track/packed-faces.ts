@@ -2,9 +2,12 @@
 // end (the XML lists them all, the sightings and the stitching read them), about one per frame per
 // person in view: a 2-hour video has hundreds of thousands. As objects (a record and its box) the
 // 14314 faces of a 10-minute 720p face log held 4.3 MiB of V8's heap after a collection. Packed,
-// a face keeps its frame number in memory (4 bytes, for finding and ordering records) and the rest
-// of its record (41 bytes: the same numbers exactly, so the XML prints what it printed before) in
-// the job's spill file (face-spill.ts), or in memory where there is none.
+// a track's records (41 bytes each: the same numbers exactly, so the XML prints what it printed
+// before) go to the job's spill file (face-spill.ts), or stay in memory where there is none. What
+// stays in memory either way is their frame numbers, for finding and ordering records: the first
+// alone where they follow each other, one a frame, as the tracker makes them (it fills a gap in
+// KCF's boxes when the face is found again, cuts only the tail, and prepends a run ending right
+// before the first); 4 bytes a face otherwise.
 import type { TrackFace } from './track.js';
 import type { FaceSpill } from './face-spill.js';
 
@@ -12,7 +15,10 @@ import type { FaceSpill } from './face-spill.js';
 const RECORD_BYTES = 41;
 
 export class PackedFaces {
-  private readonly frames: Int32Array;
+  /** Each record's frame, or null where they run on from `first`, one a frame. */
+  private readonly frames: Int32Array | null;
+  private first: number;
+  readonly length: number;
   /** The records, when they are not spilled. */
   private readonly records: Buffer | null;
   /** Where the records start in the spill. */
@@ -23,10 +29,12 @@ export class PackedFaces {
     private readonly spill: FaceSpill | null = null,
   ) {
     const n = faces.length;
-    this.frames = new Int32Array(n);
+    this.length = n;
+    this.first = n ? faces[0].frame : 0;
+    const consecutive = faces.every((f, i) => f.frame === this.first + i);
+    this.frames = consecutive ? null : Int32Array.from(faces, (f) => f.frame);
     const records = Buffer.alloc(RECORD_BYTES * n);
     faces.forEach((f, i) => {
-      this.frames[i] = f.frame;
       let o = RECORD_BYTES * i;
       for (const x of [f.box.x, f.box.y, f.box.width, f.box.height, f.confidence]) o = records.writeDoubleLE(x, o);
       records.writeUInt8(f.detected ? 1 : 0, o);
@@ -35,12 +43,8 @@ export class PackedFaces {
     this.records = spill ? null : records;
   }
 
-  get length(): number {
-    return this.frames.length;
-  }
-
   frameAt(i: number): number {
-    return this.frames[i];
+    return this.frames ? this.frames[i] : this.first + i;
   }
 
   /** The record at `i`, as a new object. */
@@ -48,7 +52,7 @@ export class PackedFaces {
     if (!(i >= 0 && i < this.length)) throw new RangeError(`no face ${i} in a track of ${this.length}`);
     const [bytes, o] = this.records ? [this.records, RECORD_BYTES * i] : [this.spill!.read(this.offset + RECORD_BYTES * i, RECORD_BYTES), 0];
     return {
-      frame: this.frames[i],
+      frame: this.frameAt(i),
       box: { x: bytes.readDoubleLE(o), y: bytes.readDoubleLE(o + 8), width: bytes.readDoubleLE(o + 16), height: bytes.readDoubleLE(o + 24) },
       confidence: bytes.readDoubleLE(o + 32),
       detected: bytes.readUInt8(o + 40) === 1,
@@ -61,6 +65,28 @@ export class PackedFaces {
   }
 
   shiftFrames(offset: number): void {
-    for (let i = 0; i < this.frames.length; i++) this.frames[i] += offset;
+    this.first += offset;
+    if (this.frames) for (let i = 0; i < this.frames.length; i++) this.frames[i] += offset;
   }
+
+  /** The index of the record of `frame`, or -1. */
+  indexOf(frame: number): number {
+    if (!this.frames) return frame >= this.first && frame < this.first + this.length ? frame - this.first : -1;
+    const frames = this.frames;
+    return indexOfFrame(frames.length, (i) => frames[i], frame);
+  }
+}
+
+/** The index of `frame` among `length` records in frame order, at most one a frame (binary search), or -1. */
+export function indexOfFrame(length: number, frameAt: (i: number) => number, frame: number): number {
+  let lo = 0;
+  let hi = length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const f = frameAt(mid);
+    if (f === frame) return mid;
+    if (f < frame) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
 }

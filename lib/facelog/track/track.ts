@@ -1,7 +1,7 @@
 // A Track: one face followed over consecutive frames, from the detections that matched it and
 // the KCF tracker's boxes in between.
 import type { Box, FaceDetection } from '../types.js';
-import { PackedFaces } from './packed-faces.js';
+import { PackedFaces, indexOfFrame } from './packed-faces.js';
 import type { FaceSpill } from './face-spill.js';
 
 /** Best detector scores an ended track keeps (a sighting's confidence averages its best 5). */
@@ -233,16 +233,11 @@ export class Track {
   boxAt(frame: number): TrackFace | undefined {
     // The overlay asks every track of the job about every frame: most have ended long before.
     if (this.faceCount === 0 || frame < this.startFrame || frame > this.endFrame) return undefined;
-    // Faces are in frame order with at most one per frame: binary search.
-    let lo = 0;
-    let hi = this.faceCount - 1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      const f = this.frameAt(mid);
-      if (f === frame) return this.faceAt(mid);
-      if (f < frame) lo = mid + 1;
-      else hi = mid - 1;
+    if (this.packed) {
+      const i = this.packed.indexOf(frame);
+      return i < 0 ? undefined : this.packed.at(i);
     }
-    return undefined;
+    const i = indexOfFrame(this.list.length, (k) => this.list[k].frame, frame);
+    return i < 0 ? undefined : this.list[i];
   }
 }
