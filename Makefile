@@ -179,6 +179,7 @@ bench: build models $(FACELOG_FIXTURES)/manifest.json .make/apt-test.stamp
 	$(NODE) build/scripts/bench-long-video.js --minutes 10
 	$(NODE) build/scripts/bench-long-video.js --minutes 5 --resolution 1280x720
 	$(NODE) build/scripts/bench-worker-bursts.js
+	$(NODE) build/scripts/bench-track-memory.js
 	$(NODE) build/scripts/bench-queue.js
 	$(NODE) build/scripts/bench-cluster-load.js
 	$(NODE) build/scripts/bench-store.js

@@ -42,6 +42,11 @@ interface Glyphs {
   ink: Uint8Array;
 }
 
+/**
+ * Labels drawn lately. Only the tracks in view need theirs, a handful at a time, while a long
+ * video numbers thousands: a 4-digit label at 1080p is 7.6 KB, so the cache starts over when full.
+ */
+const GLYPHS_KEPT = 100;
 const glyphCache = new Map<string, Glyphs>();
 
 function glyphs(label: string, fontScale: number, thickness: number): Glyphs {
@@ -55,7 +60,7 @@ function glyphs(label: string, fontScale: number, thickness: number): Glyphs {
     const mat = new cv.Mat(height, width, cv.CV_8UC1, 0);
     mat.putText(label, new cv.Point2(pad, pad + size.height), cv.FONT_HERSHEY_SIMPLEX, fontScale, new cv.Vec3(255, 255, 255), thickness);
     g = { width, height, ink: new Uint8Array(mat.getData()) };
-    if (glyphCache.size > 1000) glyphCache.clear();
+    if (glyphCache.size >= GLYPHS_KEPT) glyphCache.clear();
     glyphCache.set(key, g);
   }
   return g;
