@@ -95,7 +95,7 @@ export function seeAgain(detector: FaceDetector, frame: cv.Mat, detections: Face
  * (the mean of its best scores discounted for few detector runs): both are the detector's score,
  * held back where the face was not found again. A detection without views (a video's) has its score.
  */
-export function stillEvidence(d: FaceDetection): number {
+export function stillEvidence(d: Pick<FaceDetection, 'score' | 'views'>): number {
   const views = d.views ?? [];
   return (d.score + views.reduce((a, b) => a + b, 0)) / (1 + views.length);
 }

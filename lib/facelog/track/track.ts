@@ -7,13 +7,16 @@ import type { FaceSpill } from './face-spill.js';
 /** Best detector scores an ended track keeps (a sighting's confidence averages its best 5). */
 export const KEPT_SCORES = 5;
 
+/** What a still's sighting reads of a detection (detect/still-evidence.ts). */
+export type ViewedScores = Pick<FaceDetection, 'score' | 'views'>;
+
 /** What an ended track keeps of its detections. */
 interface DetectionSummary {
   count: number;
   /** The best KEPT_SCORES scores, best first. */
   best: number[];
-  /** A still's detections, which carry the detector's scores in its other views. */
-  viewed: TrackDetection[];
+  /** A still's detections' scores, with the detector's scores in its other views. */
+  viewed: ViewedScores[];
 }
 
 /** One face record of a track in one frame (a line of the XML). */
@@ -85,7 +88,7 @@ export class Track {
   }
 
   /** The detections that carry views (a still's, detect/still-evidence.ts); none of a video's. */
-  viewedDetections(): readonly TrackDetection[] {
+  viewedDetections(): readonly ViewedScores[] {
     return this.summary?.viewed ?? this.detections.filter((d) => d.views);
   }
 
@@ -115,7 +118,7 @@ export class Track {
     if (this.packed) return;
     this.packed = new PackedFaces(this.list, spill);
     this.list = [];
-    const viewed = this.viewedDetections().map(({ box, score, frame, views }) => ({ box, score, frame, views }));
+    const viewed = this.viewedDetections().map(({ score, views }) => ({ score, views }));
     this.summary = { count: this.detections.length, best: this.bestScores().slice(0, KEPT_SCORES), viewed };
     this.detections.length = 0;
   }
@@ -149,7 +152,7 @@ export class Track {
   shiftFrames(offset: number): void {
     this.packed?.shiftFrames(offset);
     for (const face of this.list) face.frame += offset;
-    for (const detection of [...this.detections, ...(this.summary?.viewed ?? [])]) detection.frame += offset;
+    for (const detection of this.detections) detection.frame += offset;
     if (this.missedAt !== null) this.missedAt += offset;
   }
 
