@@ -32,6 +32,7 @@ import { decodeBaseline } from '../testkit/decode-baseline.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
 import { procChildren, procCpuMs } from '../lib/proc-stats.js';
 import { TreeMemory, kindOf, maxPerTenth, flatnessLine } from '../testkit/tree-memory.js';
+import { ffmpeg, joinVideos, loopVideo, segmentEncoding } from '../testkit/looped-video.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');
@@ -59,10 +60,6 @@ function minutesArg(): number {
   return minutes;
 }
 
-function ffmpeg(args: string[]): void {
-  execFileSync('ffmpeg', ['-y', '-v', 'error', '-nostdin', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
 function countFrames(file: string): number {
   const out = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-count_packets', '-show_entries', 'stream=nb_read_packets', '-of', 'csv=p=0', file]);
   return Number(String(out).trim());
@@ -82,18 +79,13 @@ function segment(): { file: string; source: string } {
     : `vtest.avi scaled to ${WIDTH}x${HEIGHT} at 25 fps (no faces: the face-log bench set was not generated)`;
   if (fs.existsSync(file)) return { file, source };
   fs.mkdirSync(CACHE, { recursive: true });
-  const encode = ['-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-g', String(2 * FPS), '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
-  const tmp = `${file}.tmp.mp4`;
   console.error(`generating ${path.relative(process.cwd(), file)} from ${source} ...`);
   if (bench.length) {
-    // The concat filter decodes each file with its own parameters (their H.264 headers differ).
-    const inputs = bench.flatMap((n) => ['-i', path.join(BENCH_SET, n)]);
-    const graph = `${bench.map((_, i) => `[${i}:v:0]`).join('')}concat=n=${bench.length}:v=1:a=0,fps=${FPS}[v]`;
-    ffmpeg([...inputs, '-filter_complex', graph, '-map', '[v]', ...encode, tmp]);
+    joinVideos(bench.map((n) => path.join(BENCH_SET, n)), file, FPS);
   } else {
-    ffmpeg(['-i', VTEST_AVI, '-vf', `scale=${WIDTH}:${HEIGHT},fps=${FPS}`, ...encode, tmp]);
+    ffmpeg(['-i', VTEST_AVI, '-vf', `scale=${WIDTH}:${HEIGHT},fps=${FPS}`, ...segmentEncoding(FPS), `${file}.tmp.mp4`]);
+    fs.renameSync(`${file}.tmp.mp4`, file);
   }
-  fs.renameSync(tmp, file);
   return { file, source };
 }
 
@@ -103,14 +95,9 @@ function longVideo(frames: number): { file: string; source: string } {
   const segFrames = countFrames(seg.file);
   const file = path.join(CACHE, `${path.basename(seg.file, '.mp4').replace('segment-', 'long-')}-${frames}f.mp4`);
   if (!fs.existsSync(file)) {
-    const list = `${file}.txt`;
     const copies = Math.ceil(frames / segFrames);
-    fs.writeFileSync(list, Array.from({ length: copies }, () => `file '${seg.file.replace(/'/g, "'\\''")}'\n`).join(''));
-    const tmp = `${file}.tmp.mp4`;
     console.error(`generating ${path.relative(process.cwd(), file)} (${copies} copies of the segment) ...`);
-    ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-map', '0:v:0', '-c', 'copy', '-frames:v', String(frames), '-movflags', '+faststart', tmp]);
-    fs.rmSync(list);
-    fs.renameSync(tmp, file);
+    loopVideo(seg.file, copies, file, frames);
   }
   return { file, source: `${seg.source}, looped` };
 }

@@ -18,6 +18,7 @@ import { faceLogStages } from '../lib/facelog/run.js';
 import { faceModels } from '../lib/facelog/models.js';
 import { FaceSpill } from '../lib/facelog/track/face-spill.js';
 import { DEFAULT_FACELOG_FIXTURE_DIR, readFacelogManifest } from '../testkit/facelog-fixtures/truth.js';
+import { joinVideos, loopVideo } from '../testkit/looped-video.js';
 
 const CACHE = path.resolve('test/fixtures/generated/track-memory');
 const WIDTH = 640;
@@ -31,10 +32,6 @@ interface Measured {
   heldBytes: number;
 }
 
-function ffmpeg(args: string[]): void {
-  execFileSync('ffmpeg', ['-y', '-v', 'error', '-nostdin', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
 /** The test set's 640x480 videos joined into one (re-encoded: their headers differ). */
 function loopUnit(): string {
   const file = path.join(CACHE, 'unit-640x480.mp4');
@@ -43,21 +40,14 @@ function loopUnit(): string {
   if (!manifest) throw new Error(`no face-log fixtures in ${DEFAULT_FACELOG_FIXTURE_DIR}: run \`make fixtures\``);
   const videos = manifest.videos.filter((v) => v.file.endsWith(`-${WIDTH}x${HEIGHT}.mp4`) && !v.night).map((v) => path.join(DEFAULT_FACELOG_FIXTURE_DIR, v.file));
   fs.mkdirSync(CACHE, { recursive: true });
-  const graph = `${videos.map((_, i) => `[${i}:v:0]`).join('')}concat=n=${videos.length}:v=1:a=0,fps=25[v]`;
-  ffmpeg([...videos.flatMap((v) => ['-i', v]), '-filter_complex', graph, '-map', '[v]', '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '23', '-g', '50', '-pix_fmt', 'yuv420p', `${file}.tmp.mp4`]);
-  fs.renameSync(`${file}.tmp.mp4`, file);
+  joinVideos(videos, file, 25);
   return file;
 }
 
 /** The unit looped `copies` times by stream copy. */
 function looped(unit: string, copies: number): string {
   const file = path.join(CACHE, `loop-${copies}.mp4`);
-  if (fs.existsSync(file)) return file;
-  const list = `${file}.txt`;
-  fs.writeFileSync(list, `file '${unit}'\n`.repeat(copies));
-  ffmpeg(['-f', 'concat', '-safe', '0', '-i', list, '-c', 'copy', `${file}.tmp.mp4`]);
-  fs.rmSync(list);
-  fs.renameSync(`${file}.tmp.mp4`, file);
+  if (!fs.existsSync(file)) loopVideo(unit, copies, file);
   return file;
 }
 
