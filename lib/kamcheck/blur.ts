@@ -17,8 +17,8 @@ export interface BlurMeasurement {
   /** Clip sharpness / reference sharpness over the usable cells: 1 unchanged, < 1 softer. */
   sharpnessRatio: number;
   cells: number;
-  /** -log2 of the sharpness ratio at half the working size; measured only when the clip's noise is that of high gain (else 0). */
-  halfScaleLost: number;
+  /** -log2 of the sharpness ratio at half the working size; measured only at night (measure.ts), else absent. */
+  halfScaleLost?: number;
   /**
    * Median over frames of the median usable cell's contrast in the clip, less its noise (grey-level
    * std at the working size): below BLUR_MIN_SIGNAL the picture is too dark or too flat for its
@@ -61,7 +61,7 @@ function sharpness(m: { energy: Float32Array; variance: Float32Array }, usable: 
  */
 export function measureBlur(reference: cv.Mat, frames: cv.Mat[], usable: boolean[], noise?: { reference: number; frames: number[] }): BlurMeasurement {
   const cells = usable.filter(Boolean).length;
-  if (cells === 0) return { sharpnessRatio: 1, cells, halfScaleLost: 0, signal: 0 };
+  if (cells === 0) return { sharpnessRatio: 1, cells, signal: 0 };
   const ref = sharpness(cellEnergyAndVariance(reference), usable, noise?.reference ?? 0);
   const signals: number[] = [];
   const ratios = frames.map((f, k) => {
@@ -70,7 +70,7 @@ export function measureBlur(reference: cv.Mat, frames: cv.Mat[], usable: boolean
     signals.push(median(usableValues(m.variance, usable).map((v) => Math.sqrt(Math.max(0, v - n2)))));
     return sharpness(m, usable, noise?.frames[k] ?? 0) / Math.max(ref, 1e-6);
   });
-  return { sharpnessRatio: median(ratios), cells, halfScaleLost: 0, signal: median(signals) };
+  return { sharpnessRatio: median(ratios), cells, signal: median(signals) };
 }
 
 function usableValues(values: Float32Array, usable: boolean[]): number[] {

@@ -8,11 +8,12 @@ import { alignReference, CameraShift, cellsInView, estimateShift } from './shift
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
 import { noiseSigma } from './noise.js';
-import { measureNight, NightMeasurement } from './night.js';
+import { FADE_DARKER_FROM_STOPS, measureNight, NightMeasurement } from './night.js';
 import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
 import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
 import { measureVeil, VeilMeasurement } from './veil.js';
+import { litCells } from './lights.js';
 import type { Ignored } from './ignored.js';
 
 export interface TamperMeasurements {
@@ -24,6 +25,10 @@ export interface TamperMeasurements {
   black: BlackMeasurement;
   veil: VeilMeasurement;
   night: NightMeasurement;
+}
+
+function withoutLit(cells: boolean[], lit: boolean[]): boolean[] {
+  return cells.map((c, i) => c && !lit[i]);
 }
 
 export function measureTamper(frames: cv.Mat[], reference: cv.Mat, ignored: Ignored | null = null): TamperMeasurements {
@@ -54,19 +59,34 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   const frames32 = frames8.map((f) => f.convertTo(cv.CV_32F));
   const inView = cellsInView(shift, size).map((v, i) => v && !ignored?.cells[i]);
   const mask = measureMask(ref32, frames32, refColour, working.map((w) => w.bgr), inView);
-  const veil = measureVeil(mask, inView);
   const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
   const frameLuma = frames8.map((f) => lumaStats(f, checked));
   const exposure = measureExposure(lumaStats(ref.gray, checked), frameLuma);
   const night = measureNight(refColour, working, inView, exposure.stops);
   // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
-  // energy is taken out of both pictures, and the sharpness is also compared at half the working
-  // size, where the noise is halved and a defocus still shows. By day nothing is taken out: a
-  // reference's own noise is detail the clip's compression removed, which the day's calibration includes.
+  // energy is taken out of both pictures. By day nothing is taken out: a reference's own noise is
+  // detail the clip's compression removed, which the day's calibration includes.
   const noise = night.gainNoise > 0 ? { reference: noiseSigma(ref32, inView), frames: frames32.map((f) => noiseSigma(f, inView)) } : undefined;
-  const blur = measureBlur(ref32, frames32, visible, noise);
-  if (noise) {
-    const half = measureBlur(ref32.pyrDown(), frames32.map((f) => f.pyrDown()), visible, { reference: noise.reference / 2, frames: noise.frames.map((n) => n / 2) });
+  // a clip at night: the noise of high gain, or a darker picture with a night sign. A picture that
+  // is only paler is not: x264 at CRF 42-50 takes all colour from some day scenes, and their fine
+  // detail with it, which the half-scale measure reads as a defocus; a fogged window takes all
+  // colour too, and its veil must count in full.
+  const atNight = night.gainNoise > 0 || (night.evidence > 0 && exposure.stops <= -FADE_DARKER_FROM_STOPS);
+  // at night a darker, noisier view loses contrast and fine detail everywhere: veils and films
+  // need more to show (veil.ts)
+  const veil = measureVeil(mask, inView, atNight ? night.evidence : 0);
+  // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
+  const sharpCells = atNight ? withoutLit(visible, litCells(ref32, frames32, visible)) : visible;
+  const blur = measureBlur(ref32, frames32, sharpCells, noise);
+  if (atNight) {
+    // at night the sharpness is also compared at half the working size, where a defocus still
+    // shows and the noise, and what the encoder made of it, is smaller. Each picture's noise is
+    // measured there: pyrDown's 5x5 kernel leaves white noise 0.27 of its sigma, not half, and the
+    // noise a night clip keeps through its encoder is not white (a headlights case of the bench:
+    // 4.0 grey levels at the working size, 0.77 at half), so no fixed factor holds.
+    const refHalf = ref32.pyrDown();
+    const framesHalf = frames32.map((f) => f.pyrDown());
+    const half = measureBlur(refHalf, framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
     blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
   }
 

@@ -116,17 +116,29 @@ export interface VeilMeasurement {
   softened: boolean[];
 }
 
-export function measureVeil(mask: MaskMeasurement, inView: boolean[]): VeilMeasurement {
+/**
+ * How much lower the veiled and softened cells' thresholds (VEIL_CONTRAST_KEPT, VIEW_VEILED_KEPT,
+ * DETAIL_SOFTENED_KEPT) sit with full night evidence (night.ts). A night clip checked against a day
+ * reference keeps 0.6-0.7 of its cells' contrast under a darker gamma, and the encoder smooths its
+ * noisy dark detail: a 320x240 night_dark case of the calibration set (noise sigma 11, all of it
+ * gone after x264) had a region of 0.17 of the view veiled or softened and scored 99. Covered cells
+ * count as by day: masks at night are found.
+ */
+export const NIGHT_VEIL_DROP = 0.2;
+
+/** @param nightEvidence 0..1, how surely the clip shows a camera at night (night.ts) */
+export function measureVeil(mask: MaskMeasurement, inView: boolean[], nightEvidence = 0): VeilMeasurement {
+  const drop = NIGHT_VEIL_DROP * nightEvidence;
   const viewKept = viewMedian(mask.contrastKept);
   const viewCoarse = viewMedian(mask.coarseKept);
   const viewDetail = viewMedian(mask.detailKept);
-  const threshold = viewKept < VIEW_VEILED_KEPT ? VIEW_VEILED_KEPT : VEIL_CONTRAST_KEPT;
+  const threshold = (viewKept < VIEW_VEILED_KEPT ? VIEW_VEILED_KEPT : VEIL_CONTRAST_KEPT) - drop;
   const veiled = Array.from(
     { length: CELL_COUNT },
     // a NaN coarse ratio (no contrast between cells to lose) does not clear a cell
     (_, i) => mask.structured[i] && !mask.covered[i] && mask.contrastKept[i] < threshold && !(mask.coarseKept[i] >= COARSE_VEILED_KEPT),
   );
-  const softened = softenedCells(mask);
+  const softened = softenedCells(mask, DETAIL_SOFTENED_KEPT - drop);
   const lost = Math.min(1 - viewDetail, FINE_PER_COARSE_LOST * (1 - viewCoarse)) + (1 - viewKept) + (1 - viewCoarse);
   const obscured = veiled.map((v, i) => v || softened[i] || mask.covered[i]);
   const inViewCount = inView.filter(Boolean).length;
@@ -149,10 +161,10 @@ function viewMedian(perCell: Float32Array): number {
  * The cells, still correlated, of each connected group of cells that lost their fine detail where
  * the group's coarse contrast did not hold; in groups of SOFTENED_MIN_CELLS or more.
  */
-function softenedCells(mask: MaskMeasurement): boolean[] {
+function softenedCells(mask: MaskMeasurement, detailKept: number): boolean[] {
   const candidates = Array.from(
     { length: CELL_COUNT },
-    (_, i) => mask.structured[i] && !mask.covered[i] && mask.detailKept[i] < DETAIL_SOFTENED_KEPT,
+    (_, i) => mask.structured[i] && !mask.covered[i] && mask.detailKept[i] < detailKept,
   );
   const softened = new Array<boolean>(CELL_COUNT).fill(false);
   for (const region of connectedRegions(candidates)) {

@@ -18,11 +18,17 @@ export async function generateFixtureSet(
   seed: number = SET_SEEDS[set],
   /** Only the cases of these kinds (ids and draws stay those of the whole set). */
   kinds?: readonly string[],
+  /** Only these cases of those kinds: each is drawn as in the set of `kinds` (a test's few cases of a bench set). */
+  ids?: readonly string[],
 ): Promise<FixtureManifest> {
   const started = Date.now();
-  const plans = planSet(set, seed).filter((p) => !kinds || kinds.includes(p.kind));
+  const ofKinds = planSet(set, seed).filter((p) => !kinds || kinds.includes(p.kind));
+  const plans = ofKinds.filter((p) => !ids || ids.includes(p.id));
   const vtest = loadVtestFrames(vtestFramesNeeded(plans));
   const noise = new NoiseBank(new Prng(seed * 7919));
+  // the bank draws its noise fields per picture size on first use: drawn in the order the whole
+  // set of `kinds` first uses each size, a case gets the same noise alone as in its set
+  noise.prepare(ofKinds.map((p) => [p.width, p.height]));
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
 

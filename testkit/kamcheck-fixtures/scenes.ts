@@ -173,6 +173,11 @@ export class NoiseBank {
     return frame.addWeighted(1, region, beta, -128 * beta);
   }
 
+  /** Draws the fields of each size in this order (as first use would), so that a case drawn alone gets the same noise as in its set. */
+  prepare(sizes: [number, number][]): void {
+    for (const [w, h] of sizes) this.fieldsFor(w, h);
+  }
+
   private fieldsFor(w: number, h: number): cv.Mat[] {
     const key = `${w}x${h}`;
     let fields = this.fields.get(key);
