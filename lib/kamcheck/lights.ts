@@ -1,11 +1,10 @@
 // Lights at night: headlights sweeping through, a street lamp switching on. Where one shines, a cell
 // brightens far more than the picture does, and the glow around the light adds contrast without fine
 // detail, which the sharpness measure reads as a softer picture: a headlights case of the bench
-// (1920x1080, noise sigma 13) scores 91 for blur with its lit cells in the measure. At night the
+// (1920x1080, noise sigma 13) scores 80 for blur with its lit cells in the measure. At night the
 // focus is judged without them (measure.ts).
-import cv from '../video/opencv.js';
 import { median } from '../stats.js';
-import { CELL_COUNT, cellMeans } from './cells.js';
+import { CELL_COUNT } from './cells.js';
 
 /**
  * How many times more than the picture's typical cell a cell must brighten (clip over reference)
@@ -17,14 +16,15 @@ import { CELL_COUNT, cellMeans } from './cells.js';
  */
 export const LIT_FACTOR = 1.6;
 
-/** Per cell: whether any frame shows it lit (brightened LIT_FACTOR times more than the median usable cell). */
-export function litCells(reference: cv.Mat, frames: cv.Mat[], usable: boolean[]): boolean[] {
-  const ref = cellMeans(reference);
+/**
+ * Per cell: whether any frame shows it lit (brightened LIT_FACTOR times more than the median usable
+ * cell), from the cells' mean grey levels (mask.ts reads them for its own comparison).
+ */
+export function litCells(reference: Float32Array, frames: Float32Array[], usable: boolean[]): boolean[] {
   const lit = new Array<boolean>(CELL_COUNT).fill(false);
-  for (const frame of frames) {
-    const means = cellMeans(frame);
+  for (const means of frames) {
     // +4 grey levels: a black cell of the reference does not make any light infinite
-    const gains = Array.from(means, (v, i) => (v + 4) / (ref[i] + 4));
+    const gains = Array.from(means, (v, i) => (v + 4) / (reference[i] + 4));
     const typical = median(gains.filter((_, i) => usable[i]));
     for (let i = 0; i < CELL_COUNT; i++) if (gains[i] > LIT_FACTOR * typical) lit[i] = true;
   }

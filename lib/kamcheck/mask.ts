@@ -64,6 +64,10 @@ export const DETAIL_FRAMES = 3;
 export const DETAIL_MIN_RMS = 2;
 
 export interface MaskMeasurement {
+  /** Per cell, the low-passed reference's mean grey level. */
+  referenceBrightness: Float32Array;
+  /** Per frame, per cell, the low-passed frame's mean grey level (lights.ts reads both). */
+  frameBrightness: Float32Array[];
   /** Share of the cells in view in the largest connected covered region, 0..1. */
   coveredFraction: number;
   /** Share of the cells in view that are covered, connected or not. */
@@ -116,17 +120,17 @@ export function lowPass(m: cv.Mat): cv.Mat {
 /**
  * @param reference the reference at the working size, grey CV_32F, aligned to the clip's view
  * @param frames clip frames, grey CV_32F
- * @param referenceColour the (aligned) reference's working-size BGR; frameColours likewise per frame
+ * @param referenceColours the (aligned) reference's cell colours (cells.ts cellColours); frameColours likewise per frame
  */
 export function measureMask(
   reference: cv.Mat,
   frames: cv.Mat[],
-  referenceColour: cv.Mat,
-  frameColours: cv.Mat[],
+  referenceColours: Uint8Array,
+  frameColours: Uint8Array[],
   inView: boolean[],
 ): MaskMeasurement {
   const ref = lowPass(reference);
-  const refChroma = cellChromaticity(referenceColour);
+  const refChroma = cellChromaticity(referenceColours);
   const r = cellMoments(ref);
   const refStd = r.variance.map(Math.sqrt);
   const textured = Array.from(refStd, (s, i) => inView[i] && s >= CELL_MIN_TEXTURE);
@@ -137,6 +141,7 @@ export function measureMask(
   const detailPerFrame: Float32Array[] = [];
   const correlationPerFrame: Float32Array[] = [];
   const colourShiftPerFrame: number[] = [];
+  const frameBrightness: Float32Array[] = [];
   const refDetail = detailRms(ref);
   const detailFrames = new Set(spread([...frames.keys()], DETAIL_FRAMES));
   const refCoarse = neighbourhoodMoments(r.mean);
@@ -149,6 +154,7 @@ export function measureMask(
     const colourDeparture = (i: number) =>
       Math.max(...[0, 1, 2].map((c) => Math.abs(chroma[3 * i + c] - refChroma[3 * i + c] - colourShift[c])));
     const fm = cellMoments(f);
+    frameBrightness.push(fm.mean);
     const cross = cellMeans(f.hMul(ref));
     // the frame's overall brightness change, robust to a covered minority of cells
     const logRatios: number[] = [];
@@ -220,6 +226,8 @@ export function measureMask(
   }
   const inViewCount = inView.filter(Boolean).length;
   return {
+    referenceBrightness: r.mean,
+    frameBrightness,
     coveredFraction: inViewCount > 0 ? largestRegion(covered) / inViewCount : 0,
     coveredAnywhere: inViewCount > 0 ? covered.filter(Boolean).length / inViewCount : 0,
     covered,

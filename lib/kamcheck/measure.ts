@@ -3,7 +3,7 @@
 // them in the masked cause), and blur is measured only on cells that are not covered, so one cause
 // does not leak into another.
 import cv from '../video/opencv.js';
-import { readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
+import { cellColours, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
@@ -14,6 +14,7 @@ import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
 import { measureVeil, VeilMeasurement } from './veil.js';
 import { litCells } from './lights.js';
+import { median } from '../stats.js';
 import type { Ignored } from './ignored.js';
 
 export interface TamperMeasurements {
@@ -58,15 +59,25 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   const refColour = alignReference(ref.bgr, shift);
   const frames32 = frames8.map((f) => f.convertTo(cv.CV_32F));
   const inView = cellsInView(shift, size).map((v, i) => v && !ignored?.cells[i]);
-  const mask = measureMask(ref32, frames32, refColour, working.map((w) => w.bgr), inView);
+  const refColours = cellColours(refColour);
+  const frameColours = working.map((w) => cellColours(w.bgr));
+  const mask = measureMask(ref32, frames32, refColours, frameColours, inView);
   const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
   const frameLuma = frames8.map((f) => lumaStats(f, checked));
   const exposure = measureExposure(lumaStats(ref.gray, checked), frameLuma);
-  const night = measureNight(refColour, working, inView, exposure.stops);
+  const night = measureNight(refColours, working.map((w, k) => ({ colours: frameColours[k], fineNoise: w.fineNoise })), inView, exposure.stops);
+  // the frames whose fine noise was read (cells.ts NOISE_FRAMES) stand for the clip's noise, and
+  // for its sharpness at half scale below: a clip's noise is the same in every frame, and a median
+  // of 3 already ignores a passer-by. Each noise estimate takes about 0.5 ms at the working size.
+  const noiseFrames = working.some((w) => w.fineNoise !== undefined) ? [...working.keys()].filter((k) => working[k].fineNoise !== undefined) : [...working.keys()];
   // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
   // energy is taken out of both pictures. By day nothing is taken out: a reference's own noise is
   // detail the clip's compression removed, which the day's calibration includes.
-  const noise = night.gainNoise > 0 ? { reference: noiseSigma(ref32, inView), frames: frames32.map((f) => noiseSigma(f, inView)) } : undefined;
+  let noise: { reference: number; frames: number[] } | undefined;
+  if (night.gainNoise > 0) {
+    const clipNoise = median(noiseFrames.map((k) => noiseSigma(frames32[k], inView)));
+    noise = { reference: noiseSigma(ref32, inView), frames: frames32.map(() => clipNoise) };
+  }
   // a clip at night: the noise of high gain, or a darker picture with a night sign. A picture that
   // is only paler is not: x264 at CRF 42-50 takes all colour from some day scenes, and their fine
   // detail with it, which the half-scale measure reads as a defocus; a fogged window takes all
@@ -76,7 +87,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   // need more to show (veil.ts)
   const veil = measureVeil(mask, inView, atNight ? night.evidence : 0);
   // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
-  const sharpCells = atNight ? withoutLit(visible, litCells(ref32, frames32, visible)) : visible;
+  const sharpCells = atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
   const blur = measureBlur(ref32, frames32, sharpCells, noise);
   if (atNight) {
     // at night the sharpness is also compared at half the working size, where a defocus still
@@ -85,7 +96,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     // noise a night clip keeps through its encoder is not white (a headlights case of the bench:
     // 4.0 grey levels at the working size, 0.77 at half), so no fixed factor holds.
     const refHalf = ref32.pyrDown();
-    const framesHalf = frames32.map((f) => f.pyrDown());
+    const framesHalf = noiseFrames.map((k) => frames32[k].pyrDown());
     const half = measureBlur(refHalf, framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
     blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
   }

@@ -3,9 +3,8 @@
 // away), and colour fading to grey (cameras turn saturation down at high gain, and the switch to
 // infrared makes the picture monochrome). Brightness alone is no evidence: a closed iris or a
 // sprayed lens darken a picture as the dusk does.
-import cv from '../video/opencv.js';
 import { median } from '../stats.js';
-import { CELL_COUNT, GRID_COLS, GRID_ROWS } from './cells.js';
+import { CELL_COUNT } from './cells.js';
 
 /**
  * Fine noise sigma (grey levels at full size) from which the noise is that of high gain: none at
@@ -45,9 +44,8 @@ export interface NightMeasurement {
   evidence: number;
 }
 
-/** Per cell, (max - min) / (sum + 6) of its mean B, G, R: saturation that a change of gain keeps. */
-export function cellSaturation(bgr: cv.Mat): Float32Array {
-  const cells = bgr.resize(GRID_ROWS, GRID_COLS, 0, 0, cv.INTER_AREA).getData();
+/** Per cell, (max - min) / (sum + 6) of its mean B, G, R (cells.ts cellColours): saturation that a change of gain keeps. */
+export function cellSaturation(cells: Uint8Array): Float32Array {
   const out = new Float32Array(CELL_COUNT);
   for (let i = 0; i < CELL_COUNT; i++) {
     const b = cells[3 * i];
@@ -61,17 +59,19 @@ export function cellSaturation(bgr: cv.Mat): Float32Array {
 const ramp = (v: number, from: number, full: number) => Math.max(0, Math.min(1, (v - from) / (full - from)));
 
 export function measureNight(
-  referenceColour: cv.Mat,
-  allFrames: { bgr: cv.Mat; fineNoise?: number }[],
+  /** The (aligned) reference's cell colours (cells.ts cellColours). */
+  referenceColours: Uint8Array,
+  /** Each frame's cell colours, and its fine noise where it was read. */
+  allFrames: { colours: Uint8Array; fineNoise?: number }[],
   inView: boolean[],
   /** Brightness change against the reference in stops (exposure.ts); negative darker. */
   stops: number,
 ): NightMeasurement {
   // the frames whose noise was read (cells.ts NOISE_FRAMES) carry the colour too: 3 are enough
   const frames = allFrames.some((f) => f.fineNoise !== undefined) ? allFrames.filter((f) => f.fineNoise !== undefined) : allFrames;
-  const refSat = cellSaturation(referenceColour);
+  const refSat = cellSaturation(referenceColours);
   const kept = frames.map((f) => {
-    const sat = cellSaturation(f.bgr);
+    const sat = cellSaturation(f.colours);
     const ratios: number[] = [];
     for (let i = 0; i < CELL_COUNT; i++) if (inView[i] && refSat[i] >= COLOURED_CELL) ratios.push(sat[i] / refSat[i]);
     return ratios.length > 0 ? median(ratios) : 1;

@@ -27,7 +27,7 @@ export interface Calibration {
 export const BLUR_CALIBRATION: Calibration = { centre: 3.2, width: 0.4 };
 /**
  * -log2 sharpness ratio at half the working size, read at night (measure.ts): on the night kinds of
- * the calibration and held-out draws (seeds 2 and 7), benign up to 0.55 and 0.42, defocus at night
+ * the calibration and held-out draws (seeds 2 and 7), benign up to 0.55 and 0.40, defocus at night
  * from 1.35 and 1.15 where it is read.
  */
 export const HALF_SCALE_BLUR_CALIBRATION: Calibration = { centre: 0.85, width: 0.2 };
