@@ -5,8 +5,12 @@
 // the measurements and the scoring. Prints per resolution the median per-case ratio, the median
 // CPU ms of each, the decode's, and (decode + this) / (decode + other); asserts nothing.
 //
-//   git worktree add /tmp/other <commit> && (cd /tmp/other && npm ci && npx tsc -p tsconfig.json)
+//   git worktree add /tmp/other <commit> && ln -s "$PWD/node_modules" /tmp/other/node_modules
+//   (cd /tmp/other && node node_modules/.bin/tsc -p tsconfig.json)
 //   node build/scripts/bench-kamcheck-paired.js /tmp/other/build [fixture dir] [--kinds a,b] [--rounds N]
+//
+// The other build must load this checkout's node_modules: OpenCV's binding loaded twice does not
+// take the other copy's Mats and Rects ("expected argument 0 to be of type Rect").
 //
 // The fixture dir defaults to the bench set; --kinds to none, people, rain and shadows (a day's
 // ordinary clips), rounds to 5.
@@ -19,15 +23,9 @@ import { quantile } from '../lib/stats.js';
 import { DEFAULT_BENCH_FIXTURE_DIR } from '../testkit/kamcheck-fixtures/manifest.js';
 import { readManifest } from '../testkit/kamcheck-fixtures/generate.js';
 import type cv from '../lib/video/opencv.js';
+import { cpuMs } from '../testkit/cpu-time.js';
 
 type Analyse = (frames: cv.Mat[], reference: cv.Mat) => number;
-
-function cpuMs(fn: () => void): number {
-  const start = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-}
 
 async function otherAnalyse(buildDir: string): Promise<Analyse> {
   const measure = await import(path.resolve(buildDir, 'lib/kamcheck/measure.js'));

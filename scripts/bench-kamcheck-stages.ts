@@ -13,15 +13,9 @@ import { fileURLToPath } from 'node:url';
 import { quantile } from '../lib/stats.js';
 import { WORKER_MALLOC_ENV, WORKER_V8_FLAGS } from '../lib/jobs/worker-pool.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
+import { cpuMs } from '../testkit/cpu-time.js';
 
 type Stages = Record<string, number[]>;
-
-function cpuMs(fn: () => void): number {
-  const start = process.cpuUsage();
-  fn();
-  const used = process.cpuUsage(start);
-  return (used.user + used.system) / 1000;
-}
 
 async function child(way: 'before' | 'now', rounds: number, clip: string, reference: string): Promise<void> {
   const cv = (await import('../lib/video/opencv.js')).default;

@@ -32,7 +32,8 @@ import { decodeBaseline } from '../testkit/decode-baseline.js';
 import { VTEST_AVI } from '../testkit/opencv-data.js';
 import { procChildren, procCpuMs } from '../lib/proc-stats.js';
 import { TreeMemory, kindOf, maxPerTenth, flatnessLine } from '../testkit/tree-memory.js';
-import { ffmpeg, joinVideos, loopVideo, segmentEncoding } from '../testkit/looped-video.js';
+import { joinVideos, loopVideo, segmentEncoding } from '../testkit/looped-video.js';
+import { ffmpeg } from '../testkit/ffmpeg.js';
 
 const CACHE = path.resolve('test/fixtures/generated/long-video');
 const BENCH_SET = path.resolve('test/fixtures/generated/facelog-bench');

@@ -1,11 +1,7 @@
 // Long test videos made from short ones: joined into one H.264 segment (re-encoded, since the
 // sources' headers differ), then looped by stream copy, which costs no encoding however long.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-
-export function ffmpeg(args: string[]): void {
-  execFileSync('ffmpeg', ['-y', '-v', 'error', '-nostdin', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-}
+import { ffmpeg } from './ffmpeg.js';
 
 /** x264 veryfast, CRF 23, a keyframe every 2 s like a camera's: segments of one encoder join by stream copy. */
 export function segmentEncoding(fps: number): string[] {

@@ -1,9 +1,9 @@
 // Small media files for the HTTP tests, cut with ffmpeg from Debian's opencv-doc footage and
 // cached under test/fixtures/generated/http/.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { OPENCV_DATA_DIR, VTEST_AVI } from './opencv-data.js';
+import { ffmpeg } from './ffmpeg.js';
 
 export const MEDIA_DIR = path.resolve('test/fixtures/generated/http');
 
@@ -41,10 +41,6 @@ export interface TestMedia {
 
 /** Where the screen of `clipScreen` is, as an ignored area: x 0.55-1, y 0-0.45 of the view (176,0 144x108 at 320x240). */
 export const SCREEN_AREA: [number, number][] = [[0.55, 0], [1, 0], [1, 0.45], [0.55, 0.45]];
-
-function ffmpeg(args: string[]): void {
-  execFileSync('ffmpeg', ['-y', '-v', 'error', ...args], { stdio: ['ignore', 'ignore', 'inherit'] });
-}
 
 export function testMedia(): TestMedia {
   fs.mkdirSync(MEDIA_DIR, { recursive: true });

@@ -76,6 +76,12 @@ export function readsNoise(k: number, count: number): boolean {
   return spread([...Array(count).keys()], NOISE_FRAMES).includes(k);
 }
 
+/** Indices of the pictures whose fine noise was read (NOISE_FRAMES of a clip's); all of them when none was. */
+export function noiseReadFrames(pictures: WorkingPicture[]): number[] {
+  const read = [...pictures.keys()].filter((k) => pictures[k].fineNoise !== undefined);
+  return read.length > 0 ? read : [...pictures.keys()];
+}
+
 /** 9 frames, evenly spread, carry the per-cell statistics: the median over 9 already ignores passers-by. */
 export const MAX_STATISTIC_FRAMES = 9;
 

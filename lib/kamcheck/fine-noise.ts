@@ -16,7 +16,8 @@ const PATCH_SIZE = 48;
  *
  * The mask's response to 8-bit grey is a whole number within +-4080, so 16-bit integers hold it
  * exactly, and their L1 norm is the sum of its magnitudes in one call: the same figure as a float
- * response's mean magnitude, in 55-60% of the time at 320x240 (per patch: 20 against 35 us).
+ * response's mean magnitude, in less time at 320x240 (per patch 20 against 35 us; a check's 3
+ * frames 1.35 against 1.95 ms).
  */
 export function fineNoiseSigma(bgr: cv.Mat): number {
   const size = Math.min(PATCH_SIZE, Math.floor(bgr.cols / PATCH_GRID), Math.floor(bgr.rows / PATCH_GRID));

@@ -7,12 +7,13 @@ import { median } from '../stats.js';
 import { CELL_COUNT } from './cells.js';
 
 /**
- * How many times more than the picture's typical cell a cell must brighten (clip over reference)
- * to count as lit. On the night kinds of the calibration draw (seed 2), headlights brighten their
- * brightest cell 2.5-7.5 times more than the typical cell, street lamps 1.6-3.7. A passer-by who
- * covers a darker or lighter background changes a cell as much (the day kinds' brightest cell: a
- * median 1.7, up to 5 with people); such a cell changed its content and says nothing about focus
- * either.
+ * How many times more than the picture's typical usable cell a cell must brighten (clip over
+ * reference, mask.ts's low-passed cell means) to count as lit. On the calibration draw (seed 2),
+ * headlights brighten their brightest cell 2.5-7.3 times more than the typical one, street lamps
+ * 1.6-3.6. By day the brightest cell of a clip changes as much for other reasons (a median 1.6-1.8
+ * over the day kinds, up to 5.3 with a colour cast, heavy compression or people: dark cells change
+ * most), so at night such cells leave the focus measure too; the day has no lit cells, since
+ * litCells runs only at night (measure.ts).
  */
 export const LIT_FACTOR = 1.6;
 

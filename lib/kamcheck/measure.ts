@@ -3,12 +3,12 @@
 // them in the masked cause), and blur is measured only on cells that are not covered, so one cause
 // does not leak into another.
 import cv from '../video/opencv.js';
-import { cellColours, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
+import { cellColours, noiseReadFrames, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
 import { noiseSigma } from './noise.js';
-import { FADE_DARKER_FROM_STOPS, measureNight, NightMeasurement } from './night.js';
+import { measureNight, NightMeasurement } from './night.js';
 import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
 import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
@@ -65,11 +65,11 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
   const frameLuma = frames8.map((f) => lumaStats(f, checked));
   const exposure = measureExposure(lumaStats(ref.gray, checked), frameLuma);
-  const night = measureNight(refColours, working.map((w, k) => ({ colours: frameColours[k], fineNoise: w.fineNoise })), inView, exposure.stops);
-  // the frames whose fine noise was read (cells.ts NOISE_FRAMES) stand for the clip's noise, and
-  // for its sharpness at half scale below: a clip's noise is the same in every frame, and a median
-  // of 3 already ignores a passer-by. Each noise estimate takes about 0.5 ms at the working size.
-  const noiseFrames = working.some((w) => w.fineNoise !== undefined) ? [...working.keys()].filter((k) => working[k].fineNoise !== undefined) : [...working.keys()];
+  // the frames whose fine noise was read (cells.ts NOISE_FRAMES) stand for the clip's colour, its
+  // noise, and its sharpness at half scale below: a clip's noise is the same in every frame, and a
+  // median of 3 already ignores a passer-by. Each noise estimate takes about 0.5 ms at the working size.
+  const noiseFrames = noiseReadFrames(working);
+  const night = measureNight(refColours, noiseFrames.map((k) => ({ colours: frameColours[k], fineNoise: working[k].fineNoise })), inView, exposure.stops);
   // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
   // energy is taken out of both pictures. By day nothing is taken out: a reference's own noise is
   // detail the clip's compression removed, which the day's calibration includes.
@@ -78,18 +78,13 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     const clipNoise = median(noiseFrames.map((k) => noiseSigma(frames32[k], inView)));
     noise = { reference: noiseSigma(ref32, inView), frames: frames32.map(() => clipNoise) };
   }
-  // a clip at night: the noise of high gain, or a darker picture with a night sign. A picture that
-  // is only paler is not: x264 at CRF 42-50 takes all colour from some day scenes, and their fine
-  // detail with it, which the half-scale measure reads as a defocus; a fogged window takes all
-  // colour too, and its veil must count in full.
-  const atNight = night.gainNoise > 0 || (night.evidence > 0 && exposure.stops <= -FADE_DARKER_FROM_STOPS);
   // at night a darker, noisier view loses contrast and fine detail everywhere: veils and films
   // need more to show (veil.ts)
-  const veil = measureVeil(mask, inView, atNight ? night.evidence : 0);
+  const veil = measureVeil(mask, inView, night.atNight ? night.evidence : 0);
   // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
-  const sharpCells = atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
+  const sharpCells = night.atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
   const blur = measureBlur(ref32, frames32, sharpCells, noise);
-  if (atNight) {
+  if (night.atNight) {
     // at night the sharpness is also compared at half the working size, where a defocus still
     // shows and the noise, and what the encoder made of it, is smaller. Each picture's noise is
     // measured there: pyrDown's 5x5 kernel leaves white noise 0.27 of its sigma, not half, and the

@@ -42,6 +42,16 @@ export interface NightMeasurement {
   gainNoise: number;
   /** 0..1: how surely the clip shows a camera at night rather than a picture made darker. */
   evidence: number;
+  /**
+   * Whether the measures that change at night apply (measure.ts: the veil's thresholds, the lit
+   * cells, the half-scale sharpness): the noise of high gain, or a night sign in a picture
+   * FADE_DARKER_FROM_STOPS or more darker. A picture that is only paler is not at night: x264 at
+   * CRF 42-50 takes all colour from some day scenes, and their fine detail with it, which the
+   * half-scale measure reads as a defocus; a fogged window takes all colour too, and its veil
+   * must count in full. (Monochrome still excuses darkening, as `evidence`: an infrared picture
+   * need not be darker.)
+   */
+  atNight: boolean;
 }
 
 /** Per cell, (max - min) / (sum + 6) of its mean B, G, R (cells.ts cellColours): saturation that a change of gain keeps. */
@@ -61,14 +71,12 @@ const ramp = (v: number, from: number, full: number) => Math.max(0, Math.min(1, 
 export function measureNight(
   /** The (aligned) reference's cell colours (cells.ts cellColours). */
   referenceColours: Uint8Array,
-  /** Each frame's cell colours, and its fine noise where it was read. */
-  allFrames: { colours: Uint8Array; fineNoise?: number }[],
+  /** The cell colours and fine noise of the frames whose noise was read (cells.ts noiseReadFrames): 3 are enough. */
+  frames: { colours: Uint8Array; fineNoise?: number }[],
   inView: boolean[],
   /** Brightness change against the reference in stops (exposure.ts); negative darker. */
   stops: number,
 ): NightMeasurement {
-  // the frames whose noise was read (cells.ts NOISE_FRAMES) carry the colour too: 3 are enough
-  const frames = allFrames.some((f) => f.fineNoise !== undefined) ? allFrames.filter((f) => f.fineNoise !== undefined) : allFrames;
   const refSat = cellSaturation(referenceColours);
   const kept = frames.map((f) => {
     const sat = cellSaturation(f.colours);
@@ -82,5 +90,6 @@ export function measureNight(
   const gainNoise = ramp(clipNoise, GAIN_NOISE_FROM, GAIN_NOISE_FULL);
   const darker = colourKept < MONOCHROME_KEPT ? 1 : ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
   const evidence = Math.max(gainNoise, ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL) * darker);
-  return { clipNoise, colourKept, gainNoise, evidence };
+  const atNight = gainNoise > 0 || (evidence > 0 && stops <= -FADE_DARKER_FROM_STOPS);
+  return { clipNoise, colourKept, gainNoise, evidence, atNight };
 }
