@@ -1,5 +1,5 @@
-// The tamper check at night on hard cases of the bench's calibration draw (seed 2), each drawn
-// alone exactly as in its set (generateFixtureSet's ids give the same reference and clip bytes):
+// The tamper check at night on hard cases of the bench's draws (seeds 2 and 7), each drawn alone
+// exactly as in its set (generateFixtureSet's ids give the same reference and clip bytes):
 // real scenes from the packages, the night's look, lights and noise, through x264. Each fails
 // without one of the night's measures (docs/kamcheck.md, at night).
 import fs from 'node:fs';
@@ -18,17 +18,30 @@ const DARK_ENCODED = 'bench-581-night_dark-320x240';
 const HEADLIGHTS = 'bench-638-headlights-1920x1080';
 /** Slight defocus at night against a night reference (sigma 0.5% of the width, infrared and colour), which the working size misses and half of it finds. */
 const SLIGHT_DEFOCUS = ['bench-527-night_defocus-640x480', 'bench-530-night_defocus-1280x720'];
+/** Seed 7: a third of the day's light whose noise x264 took and whose colour stayed (0.87 kept), 1.46 stops darker: exposure 67 unless its deeper shadows (tone slope 1.09) excuse the darkening. */
+const DARK_CLEAN = 'bench-589-night_dark-640x480';
+/** Seed 2: an under-exposure (gain 0.24, 2.03 stops darker) whose tone slope is the highest of its kind, 0.98: it stays an alarm. */
+const UNDEREXPOSED = 'bench-132-underexposed-1280x720';
 
 describe('kamcheck at night, on cases of the calibration draw', function () {
   this.timeout(300_000);
   let dir: string;
-  let cases: Map<string, FixtureCase>;
+  let cases: Map<string, FixtureCase & { dir: string }>;
 
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-night-'));
-    const manifest = await generateFixtureSet('bench', dir, undefined, 2, NIGHT_KINDS, [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS]);
-    cases = new Map(manifest.cases.map((c) => [c.id, c]));
-    expect([...cases.keys()].sort()).to.deep.equal([DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS].sort());
+    const draws = [
+      { seed: 2, kinds: NIGHT_KINDS, ids: [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS] },
+      { seed: 2, kinds: ['underexposed' as const], ids: [UNDEREXPOSED] },
+      { seed: 7, kinds: NIGHT_KINDS, ids: [DARK_CLEAN] },
+    ];
+    cases = new Map();
+    for (const draw of draws) {
+      // each draw in its own folder: generateFixtureSet writes the folder's manifest
+      const manifest = await generateFixtureSet('bench', path.join(dir, `seed${draw.seed}-${draw.kinds.length}`), undefined, draw.seed, draw.kinds, draw.ids);
+      expect(manifest.cases.map((c) => c.id).sort()).to.deep.equal([...draw.ids].sort());
+      for (const c of manifest.cases) cases.set(c.id, { ...c, dir: path.join(dir, `seed${draw.seed}-${draw.kinds.length}`) });
+    }
   });
 
   after(function () {
@@ -37,8 +50,8 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
 
   function analyse(id: string) {
     const fixture = cases.get(id)!;
-    const clip = readVideoFrames(path.join(dir, id, 'clip.mp4'), 26);
-    const result = analyseTamper(clip.frames, readImage(path.join(dir, id, 'reference.png')));
+    const clip = readVideoFrames(path.join(fixture.dir, id, 'clip.mp4'), 26);
+    const result = analyseTamper(clip.frames, readImage(path.join(fixture.dir, id, 'reference.png')));
     return { result, said: `${id} ${JSON.stringify(fixture.params)}: p=${result.probability} ${JSON.stringify(result.causes)}` };
   }
 
@@ -59,5 +72,13 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
       const { result, said } = analyse(id);
       expect(result.causes.blur, said).to.be.at.least(50);
     }
+  });
+
+  it('excuses the darkening of a night whose shadows fell further, and not an under-exposure', function () {
+    const night = analyse(DARK_CLEAN);
+    expect(night.result.causes.exposure, night.said).to.be.below(50);
+    expect(night.result.probability, night.said).to.be.below(50);
+    const under = analyse(UNDEREXPOSED);
+    expect(under.result.causes.exposure, under.said).to.be.at.least(50);
   });
 });

@@ -14,8 +14,9 @@
 // and shadow edges are scattered cells. Both pictures are low-passed first so that sensor noise
 // and defocus leave real structure correlated.
 import cv from '../video/opencv.js';
-import { median } from '../stats.js';
+import { median, quantile } from '../stats.js';
 import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, spread, WorkingPicture } from './cells.js';
+import { cellSaturation } from './night.js';
 
 /** 1.5 px at 320: low-pass before comparing; with it the 'noise' bench cases (sigma 6-12) cover at most 0.063 of the view. */
 export const MASK_LOWPASS_SIGMA = 1.5;
@@ -38,6 +39,13 @@ export const PLAIN_CELL_DEPARTURE = 0.6;
  * bench case reached a covered region above 0.068 of the view with it.
  */
 export const CELL_COLOUR_DEPARTURE = 0.13;
+/**
+ * Saturation (night.ts cellSaturation) that 9 in 10 cells of a monochrome frame stay under: an infrared
+ * camera sends grey, B = G = R within the rounding of its chroma. In such a frame every cell's
+ * colour change is only its reference colour gone, so no cell can depart from the others by its
+ * colour (an infrared clip of the bench had a blue sky's cells covered that way: masked 91).
+ */
+export const MONOCHROME_SATURATION = 0.03;
 
 /**
  * Mean grey level above which a cell that got brighter has its contrast compressed by the camera's
@@ -151,8 +159,11 @@ export function measureMask(
     const chroma = cellChromaticity(frameColours[k]);
     const colourShift = [0, 1, 2].map((c) => median(inViewCells.map((i) => chroma[3 * i + c] - refChroma[3 * i + c])));
     colourShiftPerFrame.push(Math.max(...colourShift.map(Math.abs)));
+    const saturation = cellSaturation(frameColours[k]);
+    // 9 in 10 cells: rounding a dark grey through 4:2:0 chroma tints a few cells of an infrared picture (up to 0.04)
+    const monochrome = quantile(inViewCells.map((i) => saturation[i]), 0.9) < MONOCHROME_SATURATION;
     const colourDeparture = (i: number) =>
-      Math.max(...[0, 1, 2].map((c) => Math.abs(chroma[3 * i + c] - refChroma[3 * i + c] - colourShift[c])));
+      monochrome ? 0 : Math.max(...[0, 1, 2].map((c) => Math.abs(chroma[3 * i + c] - refChroma[3 * i + c] - colourShift[c])));
     const fm = cellMoments(f);
     frameBrightness.push(fm.mean);
     const cross = cellMeans(f.hMul(ref));

@@ -8,7 +8,7 @@ import { alignReference, CameraShift, cellsInView, estimateShift } from './shift
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
 import { noiseSigma } from './noise.js';
-import { measureNight, NightMeasurement } from './night.js';
+import { measureNight, NightMeasurement, toneSlope } from './night.js';
 import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
 import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
@@ -69,7 +69,8 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   // noise, and its sharpness at half scale below: a clip's noise is the same in every frame, and a
   // median of 3 already ignores a passer-by. Each noise estimate takes about 0.5 ms at the working size.
   const noiseFrames = noiseReadFrames(working);
-  const night = measureNight(refColours, noiseFrames.map((k) => ({ colours: frameColours[k], fineNoise: working[k].fineNoise })), inView, exposure.stops);
+  const tone = toneSlope(mask.referenceBrightness, mask.frameBrightness, visible);
+  const night = measureNight(refColours, noiseFrames.map((k) => ({ colours: frameColours[k], fineNoise: working[k].fineNoise })), inView, exposure.stops, tone);
   // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
   // energy is taken out of both pictures. By day nothing is taken out: a reference's own noise is
   // detail the clip's compression removed, which the day's calibration includes.

@@ -1,8 +1,9 @@
 // What a camera shows at night, as evidence that a darker picture is the night and not tampering:
 // the noise of high gain (read at the picture's own size, since the working size averages it
 // away), and colour fading to grey (cameras turn saturation down at high gain, and the switch to
-// infrared makes the picture monochrome). Brightness alone is no evidence: a closed iris or a
-// sprayed lens darken a picture as the dusk does.
+// infrared makes the picture monochrome), and the shadows falling further than the lit parts.
+// Brightness alone is no evidence: a closed iris or a sprayed lens darken a picture as the dusk
+// does.
 import { median } from '../stats.js';
 import { CELL_COUNT } from './cells.js';
 
@@ -30,6 +31,20 @@ export const FADED_COLOUR_FULL = 0.4;
 export const MONOCHROME_KEPT = 0.15;
 export const FADE_DARKER_FROM_STOPS = 0.3;
 export const FADE_DARKER_FULL_STOPS = 0.7;
+/**
+ * The slope of the clip's cell brightness against the reference's (log against log, toneSlope)
+ * from which the darkening took the shadows further than the lit parts: none at 1.02, full at
+ * 1.12. A filter, a closed iris or a lower gain scale every part of the view alike (slope 1), and
+ * the sensor's floor keeps the darkest parts up (under-exposed clips of the bench: 0.83-0.98 on
+ * seeds 1 and 2). The night's light is not the day's: what no lamp reaches falls further, and a
+ * camera's curve at high gain deepens it (night_dark clips of the bench 0.90-1.22, the benign
+ * dark clips whose noise x264 took and whose colour stayed 1.01-1.11). It excuses darkening only
+ * (scorer.ts): it says nothing of the veil, the focus or the noise.
+ */
+export const DEEPER_SHADOWS_FROM = 1.02;
+export const DEEPER_SHADOWS_FULL = 1.12;
+/** Reference cell mean grey from which a cell takes part in toneSlope: below it the sensor's floor and the +4 offset flatten the relation. */
+const TONE_MIN_LEVEL = 30;
 /** A cell's saturation in the reference from which its colour can be seen to fade. */
 const COLOURED_CELL = 0.06;
 
@@ -52,6 +67,39 @@ export interface NightMeasurement {
    * need not be darker.)
    */
   atNight: boolean;
+  /** Slope of log clip cell brightness against log reference cell brightness (toneSlope); 1 when it cannot be measured. */
+  toneSlope: number;
+  /** 0..1: how surely the darkening deepened the shadows more than the lit parts (DEEPER_SHADOWS_FROM). */
+  deeperShadows: number;
+}
+
+/**
+ * The least-squares slope of log2(clip + 4) against log2(reference + 4) over the usable cells
+ * bright enough in the reference (TONE_MIN_LEVEL), median over frames: 1 when the clip scales
+ * the reference's cells alike, above 1 when its shadows fell further than its lit parts.
+ */
+export function toneSlope(reference: Float32Array, frames: Float32Array[], usable: boolean[]): number {
+  const slopes: number[] = [];
+  for (const means of frames) {
+    const xs: number[] = [];
+    const ys: number[] = [];
+    for (let i = 0; i < CELL_COUNT; i++) {
+      if (!usable[i] || reference[i] < TONE_MIN_LEVEL) continue;
+      xs.push(Math.log2(reference[i] + 4));
+      ys.push(Math.log2(means[i] + 4));
+    }
+    if (xs.length < 8) continue;
+    const mx = xs.reduce((a, b) => a + b, 0) / xs.length;
+    const my = ys.reduce((a, b) => a + b, 0) / ys.length;
+    let sxy = 0;
+    let sxx = 0;
+    for (let k = 0; k < xs.length; k++) {
+      sxy += (xs[k] - mx) * (ys[k] - my);
+      sxx += (xs[k] - mx) ** 2;
+    }
+    if (sxx > 0) slopes.push(sxy / sxx);
+  }
+  return slopes.length > 0 ? median(slopes) : 1;
 }
 
 /** Per cell, (max - min) / (sum + 6) of its mean B, G, R (cells.ts cellColours): saturation that a change of gain keeps. */
@@ -76,6 +124,8 @@ export function measureNight(
   inView: boolean[],
   /** Brightness change against the reference in stops (exposure.ts); negative darker. */
   stops: number,
+  /** The clip's tone slope against the reference (toneSlope). */
+  tone = 1,
 ): NightMeasurement {
   const refSat = cellSaturation(referenceColours);
   const kept = frames.map((f) => {
@@ -91,5 +141,5 @@ export function measureNight(
   const darker = colourKept < MONOCHROME_KEPT ? 1 : ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
   const evidence = Math.max(gainNoise, ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL) * darker);
   const atNight = gainNoise > 0 || (evidence > 0 && stops <= -FADE_DARKER_FROM_STOPS);
-  return { clipNoise, colourKept, gainNoise, evidence, atNight };
+  return { clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows: ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL) };
 }

@@ -70,9 +70,10 @@ export const EXPOSURE_STOPS_UNIT = 1.3;
  */
 export const EXPOSURE_DARK_STOPS_UNIT = 1.96;
 /**
- * Stops of darkening excused by full night evidence (night.ts): the noise of high gain or colour
- * faded to grey. A third of the day's brightness at night (1.4-1.7 stops darker) then scores as
- * 0.6-0.9 stops did; a clean, darker picture keeps its full score.
+ * Stops of darkening excused by full night evidence (night.ts): the noise of high gain, colour
+ * faded to grey, or shadows that fell further than the lit parts. A third of the day's brightness
+ * at night (1.4-1.7 stops darker) then scores as 0.6-0.9 stops did; a picture darkened alike
+ * everywhere, clean and in colour, keeps its full score.
  */
 export const NIGHT_DARK_ALLOWANCE_STOPS = 0.8;
 /** Share of newly saturated pixels that counts as one unit. */
@@ -106,7 +107,7 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
     exposure: Math.max(
       m.exposure.stops >= 0
         ? m.exposure.stops / EXPOSURE_STOPS_UNIT
-        : Math.max(0, -m.exposure.stops - NIGHT_DARK_ALLOWANCE_STOPS * m.night.evidence) / EXPOSURE_DARK_STOPS_UNIT,
+        : Math.max(0, -m.exposure.stops - NIGHT_DARK_ALLOWANCE_STOPS * Math.max(m.night.evidence, m.night.deeperShadows)) / EXPOSURE_DARK_STOPS_UNIT,
       m.exposure.newlySaturated / EXPOSURE_SATURATED_UNIT,
       m.exposure.newlyCrushed / EXPOSURE_CRUSHED_UNIT,
     ),
