@@ -14,7 +14,7 @@
 // and shadow edges are scattered cells. Both pictures are low-passed first so that sensor noise
 // and defocus leave real structure correlated.
 import cv from '../video/opencv.js';
-import { median, quantile } from '../stats.js';
+import { median } from '../stats.js';
 import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, spread, WorkingPicture } from './cells.js';
 import { cellSaturation } from './night.js';
 
@@ -161,7 +161,7 @@ export function measureMask(
     colourShiftPerFrame.push(Math.max(...colourShift.map(Math.abs)));
     const saturation = cellSaturation(frameColours[k]);
     // 9 in 10 cells: rounding a dark grey through 4:2:0 chroma tints a few cells of an infrared picture (up to 0.04)
-    const monochrome = quantile(inViewCells.map((i) => saturation[i]), 0.9) < MONOCHROME_SATURATION;
+    const monochrome = inViewCells.filter((i) => saturation[i] >= MONOCHROME_SATURATION).length < 0.1 * inViewCells.length;
     const colourDeparture = (i: number) =>
       monochrome ? 0 : Math.max(...[0, 1, 2].map((c) => Math.abs(chroma[3 * i + c] - refChroma[3 * i + c] - colourShift[c])));
     const fm = cellMoments(f);
