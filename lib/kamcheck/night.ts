@@ -71,6 +71,8 @@ export interface NightMeasurement {
   toneSlope: number;
   /** 0..1: how surely the darkening deepened the shadows more than the lit parts (DEEPER_SHADOWS_FROM). */
   deeperShadows: number;
+  /** 0..1: how much of a darkening the night excuses (scorer.ts): the evidence, or deeper shadows, whichever is surer. */
+  darkeningExcused: number;
 }
 
 /**
@@ -125,7 +127,7 @@ export function measureNight(
   /** Brightness change against the reference in stops (exposure.ts); negative darker. */
   stops: number,
   /** The clip's tone slope against the reference (toneSlope). */
-  tone = 1,
+  tone: number,
 ): NightMeasurement {
   const refSat = cellSaturation(referenceColours);
   const kept = frames.map((f) => {
@@ -141,5 +143,6 @@ export function measureNight(
   const darker = colourKept < MONOCHROME_KEPT ? 1 : ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
   const evidence = Math.max(gainNoise, ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL) * darker);
   const atNight = gainNoise > 0 || (evidence > 0 && stops <= -FADE_DARKER_FROM_STOPS);
-  return { clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows: ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL) };
+  const deeperShadows = ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL);
+  return { clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows, darkeningExcused: Math.max(evidence, deeperShadows) };
 }

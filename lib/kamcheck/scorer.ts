@@ -107,7 +107,7 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
     exposure: Math.max(
       m.exposure.stops >= 0
         ? m.exposure.stops / EXPOSURE_STOPS_UNIT
-        : Math.max(0, -m.exposure.stops - NIGHT_DARK_ALLOWANCE_STOPS * Math.max(m.night.evidence, m.night.deeperShadows)) / EXPOSURE_DARK_STOPS_UNIT,
+        : Math.max(0, -m.exposure.stops - NIGHT_DARK_ALLOWANCE_STOPS * m.night.darkeningExcused) / EXPOSURE_DARK_STOPS_UNIT,
       m.exposure.newlySaturated / EXPOSURE_SATURATED_UNIT,
       m.exposure.newlyCrushed / EXPOSURE_CRUSHED_UNIT,
     ),
