@@ -14,7 +14,9 @@
 // Prints per resolution: sighting precision/recall/F1 (sightings matched to the truth's
 // appearances by the overlap of their frame intervals; where the faces are, from the XML, decides
 // between people on screen together), duplicate rate, gender accuracy per true
-// gender, the share of truth faces >= 30 px that are in some track, processing fps, its ratio to
+// gender, the share of truth faces >= 30 px that are in some track, how many frames after its face
+// reached 30 px each appearance was first in a track (and, by night look, how many within 5 and
+// 10 frames: the detector runs every fifth frame), processing fps, its ratio to
 // the video's own frame rate (x real time) and its time over each baseline's; then the CPU the
 // face logs took (this process's, and their ffmpeg children's) and the least time it needs spread
 // over all the machine's cores, over the decode into a pipe: how close any scheduling could come.
@@ -91,12 +93,18 @@ interface Coverage {
   faces: number;
   stray: number;
   missed: { late: number; gap: number; early: number; never: number };
+  /**
+   * Per appearance that some track covers: frames from its first face >= 30 px (unhidden, inside
+   * the frame) to the first such face a track covers. How long after a face could be found the
+   * log has it: the detector runs every fifth frame at 25 fps, so 0-4 is as soon as it can be.
+   */
+  lateFrames: number[];
 }
 
 function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
   const byFrame = new Map<number, XmlFace[]>();
   for (const f of faces) byFrame.set(f.frame, [...(byFrame.get(f.frame) ?? []), f]);
-  const c: Coverage = { big: 0, tracked: 0, faces: faces.length, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 } };
+  const c: Coverage = { big: 0, tracked: 0, faces: faces.length, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 }, lateFrames: [] };
   const truthByFrame = new Map<number, TruthFaceBox[]>();
   for (const a of truth.appearances) for (const b of a.boxes) truthByFrame.set(b.frame, [...(truthByFrame.get(b.frame) ?? []), b]);
   for (const f of faces) if (!(truthByFrame.get(f.frame) ?? []).some((b) => iou(f, b) >= 0.3)) c.stray++;
@@ -106,6 +114,7 @@ function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
     const first = covered.indexOf(true);
     const last = covered.lastIndexOf(true);
     c.big += big.length;
+    if (first >= 0) c.lateFrames.push(big[first].frame - big[0].frame);
     big.forEach((_, i) => {
       if (covered[i]) c.tracked++;
       else if (first < 0) c.missed.never++;
@@ -200,14 +209,14 @@ function printTable(outcomes: VideoOutcome[], set: string) {
 /** Accuracy per night look, both resolutions together: which kind of night is hard. */
 function printLooks(outcomes: VideoOutcome[]) {
   console.log('\nBy night look (low: about half the day\'s light; dark: about a third, heavier noise; ir: infrared)\n');
-  console.log('| look | videos | appearances | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | missed late |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| look | videos | appearances | F1 | duplicates | gender acc. male (n) | gender acc. female (n) | faces >= 30 px in a track | missed late | frames late: median / 90th pct / max | tracked within 5 / 10 frames |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|');
   const looks = [...new Set(outcomes.map((o) => o.look ?? 'day'))];
   for (const look of looks) {
     const list = outcomes.filter((o) => (o.look ?? 'day') === look);
     const { total, male, female, inTrack } = accuracyOf(list);
     const late = list.reduce((n, o) => n + o.coverage.missed.late, 0);
-    console.log(`| ${look} | ${list.length} | ${total.truth} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${male} | ${female} | ${inTrack} | ${late} |`);
+    console.log(`| ${look} | ${list.length} | ${total.truth} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${male} | ${female} | ${inTrack} | ${late} | ${lateText(list.flatMap((o) => o.coverage.lateFrames))} |`);
   }
 }
 
@@ -242,7 +251,8 @@ function byResolution(outcomes: VideoOutcome[]): [string, VideoOutcome[]][] {
 function printMissed(outcomes: VideoOutcome[]) {
   const byRes = new Map<string, Coverage>();
   for (const o of outcomes) {
-    const c = byRes.get(o.resolution) ?? { big: 0, tracked: 0, faces: 0, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 } };
+    const c = byRes.get(o.resolution) ?? { big: 0, tracked: 0, faces: 0, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 }, lateFrames: [] };
+    c.lateFrames.push(...o.coverage.lateFrames);
     c.big += o.coverage.big;
     c.faces += o.coverage.faces;
     c.stray += o.coverage.stray;
@@ -251,7 +261,16 @@ function printMissed(outcomes: VideoOutcome[]) {
     byRes.set(o.resolution, c);
   }
   console.log('\nFaces >= 30 px in no track, by where they are in their appearance; face records of the XML on no truth face\n');
-  for (const [res, c] of byRes) console.log(`${res}: missed ${c.big - c.tracked} of ${c.big}: ${missedText(c)}; stray ${c.stray} of ${c.faces} records`);
+  for (const [res, c] of byRes) console.log(`${res}: missed ${c.big - c.tracked} of ${c.big}: ${missedText(c)}; stray ${c.stray} of ${c.faces} records; frames late (median / 90th pct / max | within 5 / 10 frames): ${lateText(c.lateFrames)}`);
+}
+
+/** How late appearances were first tracked (Coverage.lateFrames): median, 90th percentile, most; share within 5 and 10 frames. */
+function lateText(frames: number[]): string {
+  if (!frames.length) return '- | -';
+  const sorted = [...frames].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const within = (n: number) => pct(sorted.filter((f) => f < n).length / sorted.length);
+  return `${at(0.5)} / ${at(0.9)} / ${sorted[sorted.length - 1]} | ${within(5)} / ${within(10)}`;
 }
 
 function missedText(c: Coverage): string {
