@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { readFrames } from '../lib/video/frame-reader.js';
 import type { YuvFrame } from '../lib/video/yuv-frame.js';
 import { FramePyramid } from '../lib/facelog/track/kcf.js';
-import { followBackwards, MIN_BACKFILL_SCORE } from '../lib/facelog/track/backfill.js';
+import { followBackwards, MIN_BACKFILL_SCORE, MIN_BACKFILL_SCORE_DARK } from '../lib/facelog/track/backfill.js';
 import { Track } from '../lib/facelog/track/track.js';
 import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
 import { MODEL_DIR } from '../lib/facelog/models.js';
@@ -82,6 +82,24 @@ describe('face log: following a new track back in time', function () {
     expect(followBackwards(weak, window(frames, 5, 40), opts)).to.be.empty;
   });
 
+  it('follows back a dark face on weaker first detections than a lit one needs', async () => {
+    // test-08 is the `dark` night: a third of the day's light, noise sigma 12.
+    const { truth, frames } = await decodeAll('test-08-sequence-640x480');
+    const found = trackOf(truth, frames, 0, 25, 30);
+    const scored = (key: number, score: number) => {
+      const t = new Track(key);
+      for (const d of found.detections) t.addDetection(d.frame, { ...d, score });
+      t.number = key;
+      return t;
+    };
+    const between = (MIN_BACKFILL_SCORE + MIN_BACKFILL_SCORE_DARK) / 2;
+    const opts = { width: truth.width, height: truth.height, minWidth: 27, othersAt: () => [] };
+    const earlier = followBackwards(scored(2, between), window(frames, 5, 35), opts);
+    expect(earlier.length, `frames followed back from a dark face scoring ${between}`).to.be.at.least(5);
+    for (const e of earlier) expect(iou(e.box, truthBox(truth, 0, e.frame)!), `frame ${e.frame}: IoU with the face`).to.be.at.least(0.3);
+    expect(followBackwards(scored(3, MIN_BACKFILL_SCORE_DARK - 0.02), window(frames, 5, 35), opts)).to.be.empty;
+  });
+
   it('stops at a frame where another track has a face on its box', async () => {
     const { truth, frames } = await decodeAll('test-01-single-640x480');
     const track = trackOf(truth, frames, 0, 30, 35);
@@ -89,6 +107,16 @@ describe('face log: following a new track back in time', function () {
     const othersAt = (f: number) => (f <= 20 ? [truthBox(truth, 0, f)!] : []);
     const earlier = followBackwards(track, window(frames, 5, 40), { width: truth.width, height: truth.height, minWidth: 27, othersAt });
     expect(earlier.map((e) => e.frame)).to.deep.equal([21, 22, 23, 24, 25, 26, 27, 28, 29]);
+  });
+
+  it('stops where another track has the same face at another size', async () => {
+    const { truth, frames } = await decodeAll('test-01-single-640x480');
+    const track = trackOf(truth, frames, 0, 30, 35);
+    // Another track's box twice the face's size around it (IoU with the face about 0.25).
+    const twice = (b: Box): Box => ({ x: b.x - b.width / 2, y: b.y - b.height / 2, width: 2 * b.width, height: 2 * b.height });
+    const othersAt = (f: number) => (f <= 20 ? [twice(truthBox(truth, 0, f)!)] : []);
+    const earlier = followBackwards(track, window(frames, 5, 40), { width: truth.width, height: truth.height, minWidth: 27, othersAt });
+    expect(earlier[0].frame).to.equal(21);
   });
 
   it('does not carry a face onto the other person where two people cross', async () => {

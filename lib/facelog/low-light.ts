@@ -17,6 +17,13 @@
 // The target is the model's zero (its input is (v - 127.5) / 127.5): a mid-grey tile is centred.
 import cv from '../video/opencv.js';
 
+/**
+ * A face whose mean grey is under this is dark: the detector scores it lower, so the face log asks
+ * less of its scores (run.ts, MIN_BEST_SCORES_DARK; track/backfill.ts, MIN_BACKFILL_SCORE_DARK).
+ * By day no false track of the bench set has a face this dark (the darkest at grey 75).
+ */
+export const DARK_FACE_GREY = 64;
+
 /** Mean grey that a dark input is brought up to. */
 export const LIFT_TARGET_GREY = 127;
 /** Most gain given: beyond it, the noise of a darker input is all that grows. */

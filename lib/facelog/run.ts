@@ -34,7 +34,7 @@ import { overlayFile, resultsImageFile, sightingThumbnailFile, trackThumbnailFil
 import { OverlayOutputs } from './output/overlay-outputs.js';
 import { blurPicture } from './output/blur.js';
 import { THUMBNAIL_MARGIN, type TrackEvidence } from './track-evidence.js';
-import { meanGrey } from './low-light.js';
+import { DARK_FACE_GREY, meanGrey } from './low-light.js';
 
 /**
  * A sighting is reported only when it has this confidence (length-discounted, see sighting.ts)...
@@ -59,7 +59,6 @@ export const MIN_BEST_SCORES = 0.76;
  * The margin on the real side is thin (0.013): a darker or noisier night loses sightings first.
  */
 export const MIN_BEST_SCORES_DARK = 0.64;
-export const DARK_FACE_GREY = 64;
 /** Detector runs without its face after which a confirmed track ends (about 0.7 s at 5 runs a second). */
 const MAX_MISSES = 4;
 // A still's sighting has one detection: its evidence is the detector's look at other views of the
