@@ -20,7 +20,8 @@ import cv from '../video/opencv.js';
 /**
  * A face whose mean grey is under this is dark: the detector scores it lower, so the face log asks
  * less of its scores (run.ts, MIN_BEST_SCORES_DARK; track/backfill.ts, MIN_BACKFILL_SCORE_DARK).
- * By day no false track of the bench set has a face this dark (the darkest at grey 75).
+ * By day no false group of tracks of the bench set has a face this dark with its thumbnail margin
+ * (the darkest at grey 75).
  */
 export const DARK_FACE_GREY = 64;
 
