@@ -1,6 +1,6 @@
 // Accuracy and speed of the face log on the generated bench set (exact ground truth).
 //
-//   node build/scripts/bench-facelog.js [fixture dir] [--set bench|night] [--seed N] [--limit N] [--only PATTERN] [--no-overlay]
+//   node build/scripts/bench-facelog.js [fixture dir] [--set bench|night] [--seed N] [--limit N] [--only PATTERN] [--no-overlay] [--detectable]
 //
 // --set night runs the night set (the bench's design at 640x480 and 1280x720 in low light, darker,
 // or infrared: testkit/facelog-fixtures/scenarios.ts) from its own folder.
@@ -16,7 +16,8 @@
 // between people on screen together), duplicate rate, gender accuracy per true
 // gender, the share of truth faces >= 30 px that are in some track, how many frames after its face
 // reached 30 px each appearance was first in a track (and, by night look, how many within 5 and
-// 10 frames: the detector runs every fifth frame), processing fps, its ratio to
+// 10 frames: the detector runs every fifth frame; with --detectable, also counted from the first
+// frame where the detector finds the face when it searches that whole frame), processing fps, its ratio to
 // the video's own frame rate (x real time) and its time over each baseline's; then the CPU the
 // face logs took (this process's, and their ffmpeg children's) and the least time it needs spread
 // over all the machine's cores, over the decode into a pipe: how close any scheduling could come.
@@ -35,6 +36,10 @@ import { DEFAULT_FACELOG_BENCH_DIR, DEFAULT_FACELOG_NIGHT_DIR, readFacelogManife
 import { combineScores, scoreSightings, type PredictedSighting } from '../testkit/facelog-fixtures/score.js';
 import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
+import cv from '../lib/video/opencv.js';
+import { createBlazeFaceDetector } from '../lib/facelog/detect/blazeface.js';
+import type { FaceDetector } from '../lib/facelog/detect/detector.js';
+import { MODEL_DIR } from '../lib/facelog/models.js';
 import { procCpuMs } from '../lib/proc-stats.js';
 import type { Sighting } from '../lib/facelog/sightings/sighting.js';
 
@@ -62,6 +67,7 @@ function parseArgs(argv: string[]) {
   let limit = Infinity;
   let only: RegExp | undefined;
   let overlay = true;
+  let detectable = false;
   for (let i = 0; i < argv.length; i++) {
     if (argv[i] === '--set') {
       const v = argv[++i];
@@ -71,9 +77,10 @@ function parseArgs(argv: string[]) {
     else if (argv[i] === '--limit') limit = Number(argv[++i]);
     else if (argv[i] === '--only') only = new RegExp(argv[++i]);
     else if (argv[i] === '--no-overlay') overlay = false;
+    else if (argv[i] === '--detectable') detectable = true;
     else dir = argv[i];
   }
-  return { dir: dir ?? (set === 'night' ? DEFAULT_FACELOG_NIGHT_DIR : DEFAULT_FACELOG_BENCH_DIR), set, seed, limit, only, overlay };
+  return { dir: dir ?? (set === 'night' ? DEFAULT_FACELOG_NIGHT_DIR : DEFAULT_FACELOG_BENCH_DIR), set, seed, limit, only, overlay, detectable };
 }
 
 /** Each sighting with its faces, so that the scorer can tell apart people on screen together. */
@@ -99,6 +106,8 @@ interface Coverage {
    * log has it: the detector runs every fifth frame at 25 fps, so 0-4 is as soon as it can be.
    */
   lateFrames: number[];
+  /** With --detectable: the same, counted from the first frame where a whole-frame search finds the face (0 where none does before the track). */
+  lateFromDetectable?: number[];
 }
 
 function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
@@ -126,8 +135,38 @@ function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
   return c;
 }
 
+/**
+ * Per appearance that some track covers: frames from the first frame where the detector, searching
+ * the whole frame, finds its face >= 30 px (IoU >= 0.3) to the first face a track covers; 0 where
+ * it finds it no earlier. How soon after a face could be found the log has it.
+ */
+function lateFromDetectable(file: string, truth: FacelogTruth, faces: XmlFace[], detector: FaceDetector): number[] {
+  const spans = truth.appearances.flatMap((a) => {
+    const big = a.boxes.filter((b) => b.width >= 30 && !b.occluded && b.visible >= 0.9);
+    const first = big.find((b) => faces.some((f) => f.frame === b.frame && iou(f, b) >= 0.3));
+    return first ? [{ boxes: big.filter((b) => b.frame < first.frame), tracked: first.frame }] : [];
+  });
+  const found = spans.map(() => Infinity);
+  const wanted = new Set(spans.flatMap((s) => s.boxes.map((b) => b.frame)));
+  const capture = new cv.VideoCapture(file);
+  try {
+    for (let i = 0, frame = capture.read(); !frame.empty && wanted.size; i++, frame = capture.read()) {
+      if (!wanted.delete(i)) continue;
+      const detections = detector.detect(frame, { minSize: 30 });
+      spans.forEach((s, k) => {
+        const box = s.boxes.find((b) => b.frame === i);
+        if (box && i < found[k] && detections.some((d) => iou(d.box, box) >= 0.3)) found[k] = i;
+      });
+    }
+  } finally {
+    capture.release();
+  }
+  return spans.map((s, k) => (Number.isFinite(found[k]) ? s.tracked - found[k] : 0));
+}
+
 async function main() {
-  const { dir, set, seed, limit, only, overlay } = parseArgs(process.argv.slice(2));
+  const { dir, set, seed, limit, only, overlay, detectable } = parseArgs(process.argv.slice(2));
+  const fullFrame = detectable ? createBlazeFaceDetector(MODEL_DIR) : null;
   let manifest = readFacelogManifest(dir);
   if (!manifest || manifest.set !== set || (seed !== undefined && manifest.seed !== seed)) {
     console.log(`generating the face-log ${set} set in ${dir} ...`);
@@ -157,6 +196,7 @@ async function main() {
     publishResults(r.stagedResults);
     const xml = parseFaceLogXml(fs.readFileSync(path.join(out, xmlFile(`bench-${i}`)), 'utf8'));
     const coverage = faceCoverage(truth, xml.faces);
+    if (fullFrame) coverage.lateFromDetectable = lateFromDetectable(file, truth, xml.faces, fullFrame);
     const sightings = placeSightings(r.sightings, xml);
     fs.rmSync(out, { recursive: true, force: true });
     outcomes.push({ resolution: `${media.width}x${media.height}`, look: v.night?.kind as string | undefined, frames: r.frames_processed, fps: media.fps, decode, processMs, truth, sightings, coverage, detectorTiles: r.detectorTiles, detectorCost: r.detectorCost, cpu });
@@ -218,6 +258,14 @@ function printLooks(outcomes: VideoOutcome[]) {
     const late = list.reduce((n, o) => n + o.coverage.missed.late, 0);
     console.log(`| ${look} | ${list.length} | ${total.truth} | ${total.f1.toFixed(3)} | ${pct(total.duplicate_rate)} | ${male} | ${female} | ${inTrack} | ${late} | ${lateText(list.flatMap((o) => o.coverage.lateFrames))} |`);
   }
+  if (!outcomes.some((o) => o.coverage.lateFromDetectable)) return;
+  console.log('\nFrames late from the first frame a whole-frame search finds the face (--detectable)\n');
+  console.log('| look | frames late: median / 90th pct / max | tracked within 5 / 10 frames |');
+  console.log('|---|---|---|');
+  for (const look of looks) {
+    const list = outcomes.filter((o) => (o.look ?? 'day') === look);
+    console.log(`| ${look} | ${lateText(list.flatMap((o) => o.coverage.lateFromDetectable ?? []))} |`);
+  }
 }
 
 /**
@@ -253,6 +301,7 @@ function printMissed(outcomes: VideoOutcome[]) {
   for (const o of outcomes) {
     const c = byRes.get(o.resolution) ?? { big: 0, tracked: 0, faces: 0, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 }, lateFrames: [] };
     c.lateFrames.push(...o.coverage.lateFrames);
+    if (o.coverage.lateFromDetectable) c.lateFromDetectable = [...(c.lateFromDetectable ?? []), ...o.coverage.lateFromDetectable];
     c.big += o.coverage.big;
     c.faces += o.coverage.faces;
     c.stray += o.coverage.stray;
@@ -261,7 +310,7 @@ function printMissed(outcomes: VideoOutcome[]) {
     byRes.set(o.resolution, c);
   }
   console.log('\nFaces >= 30 px in no track, by where they are in their appearance; face records of the XML on no truth face\n');
-  for (const [res, c] of byRes) console.log(`${res}: missed ${c.big - c.tracked} of ${c.big}: ${missedText(c)}; stray ${c.stray} of ${c.faces} records; frames late (median / 90th pct / max | within 5 / 10 frames): ${lateText(c.lateFrames)}`);
+  for (const [res, c] of byRes) console.log(`${res}: missed ${c.big - c.tracked} of ${c.big}: ${missedText(c)}; stray ${c.stray} of ${c.faces} records; frames late (median / 90th pct / max | within 5 / 10 frames): ${lateText(c.lateFrames)}${c.lateFromDetectable ? `; from detectable: ${lateText(c.lateFromDetectable)}` : ''}`);
 }
 
 /** How late appearances were first tracked (Coverage.lateFrames): median, 90th percentile, most; share within 5 and 10 frames. */
