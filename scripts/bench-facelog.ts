@@ -32,7 +32,7 @@ import { publishResults } from '../lib/jobs/published-results.js';
 import { xmlFile } from '../lib/facelog/output/result-files.js';
 import { generateFacelogSet } from '../testkit/facelog-fixtures/generate.js';
 import { decodeBaseline, type DecodeBaseline } from '../testkit/decode-baseline.js';
-import { DEFAULT_FACELOG_BENCH_DIR, DEFAULT_FACELOG_NIGHT_DIR, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
+import { DEFAULT_FACELOG_BENCH_DIR, DEFAULT_FACELOG_NIGHT_DIR, isCountedFace, readFacelogManifest, readTruth, type FacelogTruth, type TruthFaceBox } from '../testkit/facelog-fixtures/truth.js';
 import { combineScores, scoreSightings, type PredictedSighting } from '../testkit/facelog-fixtures/score.js';
 import { parseFaceLogXml, sightingFaces, type FaceLogXml, type XmlFace } from '../testkit/facelog-fixtures/read-xml.js';
 import { iou } from '../lib/facelog/geometry.js';
@@ -110,15 +110,19 @@ interface Coverage {
   lateFromDetectable?: number[];
 }
 
+function emptyCoverage(): Coverage {
+  return { big: 0, tracked: 0, faces: 0, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 }, lateFrames: [] };
+}
+
 function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
   const byFrame = new Map<number, XmlFace[]>();
   for (const f of faces) byFrame.set(f.frame, [...(byFrame.get(f.frame) ?? []), f]);
-  const c: Coverage = { big: 0, tracked: 0, faces: faces.length, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 }, lateFrames: [] };
+  const c: Coverage = { ...emptyCoverage(), faces: faces.length };
   const truthByFrame = new Map<number, TruthFaceBox[]>();
   for (const a of truth.appearances) for (const b of a.boxes) truthByFrame.set(b.frame, [...(truthByFrame.get(b.frame) ?? []), b]);
   for (const f of faces) if (!(truthByFrame.get(f.frame) ?? []).some((b) => iou(f, b) >= 0.3)) c.stray++;
   for (const a of truth.appearances) {
-    const big = a.boxes.filter((b) => b.width >= 30 && !b.occluded && b.visible >= 0.9);
+    const big = a.boxes.filter(isCountedFace);
     const covered = big.map((b) => (byFrame.get(b.frame) ?? []).some((f) => iou(f, b) >= 0.3));
     const first = covered.indexOf(true);
     const last = covered.lastIndexOf(true);
@@ -142,7 +146,7 @@ function faceCoverage(truth: FacelogTruth, faces: XmlFace[]): Coverage {
  */
 function lateFromDetectable(file: string, truth: FacelogTruth, faces: XmlFace[], detector: FaceDetector): number[] {
   const spans = truth.appearances.flatMap((a) => {
-    const big = a.boxes.filter((b) => b.width >= 30 && !b.occluded && b.visible >= 0.9);
+    const big = a.boxes.filter(isCountedFace);
     const first = big.find((b) => faces.some((f) => f.frame === b.frame && iou(f, b) >= 0.3));
     return first ? [{ boxes: big.filter((b) => b.frame < first.frame), tracked: first.frame }] : [];
   });
@@ -299,7 +303,7 @@ function byResolution(outcomes: VideoOutcome[]): [string, VideoOutcome[]][] {
 function printMissed(outcomes: VideoOutcome[]) {
   const byRes = new Map<string, Coverage>();
   for (const o of outcomes) {
-    const c = byRes.get(o.resolution) ?? { big: 0, tracked: 0, faces: 0, stray: 0, missed: { late: 0, gap: 0, early: 0, never: 0 }, lateFrames: [] };
+    const c = byRes.get(o.resolution) ?? emptyCoverage();
     c.lateFrames.push(...o.coverage.lateFrames);
     if (o.coverage.lateFromDetectable) c.lateFromDetectable = [...(c.lateFromDetectable ?? []), ...o.coverage.lateFromDetectable];
     c.big += o.coverage.big;

@@ -7,7 +7,7 @@ import cv from '../lib/video/opencv.js';
 import { MotionRegions } from '../lib/facelog/motion/motion-regions.js';
 import { intersection } from '../lib/facelog/geometry.js';
 import type { Box } from '../lib/facelog/types.js';
-import { facelogVideo, type FacelogTruth } from '../testkit/facelog-fixtures/truth.js';
+import { facelogVideo, isCountedFace, type FacelogTruth } from '../testkit/facelog-fixtures/truth.js';
 
 /** The face log's detector runs: every fifth frame at 25 fps. */
 const DETECT_EVERY = 5;
@@ -29,7 +29,7 @@ describe('face log: motion regions at night', function () {
 /** MotionRegions over a video's detector runs: regions per run, and how many truth faces >= 30 px lie (half or more) in one. */
 function motionOf({ file, truth }: { file: string; truth: FacelogTruth }) {
   const boxes = new Map<number, Box[]>();
-  for (const a of truth.appearances) for (const b of a.boxes) if (b.width >= 30 && !b.occluded && b.visible >= 0.9) boxes.set(b.frame, [...(boxes.get(b.frame) ?? []), b]);
+  for (const a of truth.appearances) for (const b of a.boxes) if (isCountedFace(b)) boxes.set(b.frame, [...(boxes.get(b.frame) ?? []), b]);
   const motion = new MotionRegions(truth.width, truth.height);
   const capture = new cv.VideoCapture(file);
   let runs = 0;

@@ -25,6 +25,11 @@ import cv from '../video/opencv.js';
  */
 export const DARK_FACE_GREY = 64;
 
+/** Whether a face's crop (with its thumbnail margin) is dark: DARK_FACE_GREY. */
+export function isDarkFace(crop: cv.Mat): boolean {
+  return meanGrey(crop) < DARK_FACE_GREY;
+}
+
 /** Mean grey that a dark input is brought up to. */
 export const LIFT_TARGET_GREY = 127;
 /** Most gain given: beyond it, the noise of a darker input is all that grows. */

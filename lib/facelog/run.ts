@@ -34,7 +34,7 @@ import { overlayFile, resultsImageFile, sightingThumbnailFile, trackThumbnailFil
 import { OverlayOutputs } from './output/overlay-outputs.js';
 import { blurPicture } from './output/blur.js';
 import { THUMBNAIL_MARGIN, type TrackEvidence } from './track-evidence.js';
-import { DARK_FACE_GREY, meanGrey } from './low-light.js';
+import { isDarkFace } from './low-light.js';
 
 /**
  * A sighting is reported only when it has this confidence (length-discounted, see sighting.ts)...
@@ -73,9 +73,9 @@ function bestEvidence(group: Track[], evidenceOf: (t: Track) => TrackEvidence): 
 function minBestScores(group: Track[], evidenceOf: (t: Track) => TrackEvidence): number {
   const crop = bestEvidence(group, evidenceOf).bestCrop();
   if (!crop) return MIN_BEST_SCORES;
-  const grey = meanGrey(crop);
+  const dark = isDarkFace(crop);
   crop.release();
-  return grey < DARK_FACE_GREY ? MIN_BEST_SCORES_DARK : MIN_BEST_SCORES;
+  return dark ? MIN_BEST_SCORES_DARK : MIN_BEST_SCORES;
 }
 
 export interface FaceLogResult {

@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import cv from '../video/opencv.js';
 import { expand, round } from './geometry.js';
 import { faceQuality } from './face-quality.js';
-import type { FaceDetection } from './types.js';
+import type { Box, FaceDetection } from './types.js';
 
 /** Descriptors kept per track: a few views are enough to compare with another track. */
 const MAX_DESCRIPTORS = 4;
@@ -24,6 +24,11 @@ const MIN_GENDER_WIDTH = 40;
 const MIN_VOTE_WEIGHT = 0.01;
 /** Thumbnail margin around the face box, as a share of its size on each side. */
 export const THUMBNAIL_MARGIN = 0.4;
+
+/** Where a face's thumbnail is cut: its box with THUMBNAIL_MARGIN, inside a width x height frame, whole pixels. */
+export function thumbnailRect(box: Box, width: number, height: number): Box {
+  return round(expand(box, THUMBNAIL_MARGIN, width, height));
+}
 /**
  * JPEG quality of an ended track's kept crop: the crop of a 155-172 px face (bench videos at 720p
  * and 1080p) is 330-385 KB raw, 23-29 KB as JPEG. A long video's thousands of tracks keep theirs
@@ -95,7 +100,7 @@ export class TrackEvidence {
   observe(frame: cv.Mat, frameIndex: number, fps: number, face: FaceDetection, analysers: FaceAnalysers): void {
     const quality = faceQuality(face);
     if (quality > this.bestQuality) {
-      const r = round(expand(face.box, THUMBNAIL_MARGIN, frame.cols, frame.rows));
+      const r = thumbnailRect(face.box, frame.cols, frame.rows);
       if (r.width >= 2 && r.height >= 2) {
         this.crop?.release();
         this.crop = frame.getRegion(new cv.Rect(r.x, r.y, r.width, r.height)).copy();

@@ -29,6 +29,11 @@ export interface TruthFaceBox {
   visible: number;
 }
 
+/** A truth face the benches and tests count as findable: at least 30 px wide, unhidden, inside the frame. */
+export function isCountedFace(b: TruthFaceBox): boolean {
+  return b.width >= 30 && !b.occluded && b.visible >= 0.9;
+}
+
 /** One appearance of one person: what the face log should report as one sighting. */
 export interface TruthAppearance {
   /** Index of the appearance in the file. */

@@ -9,10 +9,10 @@
 import { FaceKcf, type FramePyramid } from './kcf.js';
 import type { Track } from './track.js';
 import type { Box } from '../types.js';
-import { area, centre, clip, expand, intersection, iou, round } from '../geometry.js';
-import { THUMBNAIL_MARGIN } from '../track-evidence.js';
+import { area, centre, clip, intersection, iou } from '../geometry.js';
+import { thumbnailRect } from '../track-evidence.js';
 import cv from '../../video/opencv.js';
-import { DARK_FACE_GREY, meanGrey } from '../low-light.js';
+import { isDarkFace } from '../low-light.js';
 
 /**
  * Only tracks whose first two detections score this much on average are followed back. False
@@ -24,7 +24,8 @@ export const MIN_BACKFILL_SCORE = 0.66;
 /**
  * ...or this much when the first face is dark (low-light.ts, DARK_FACE_GREY), which the detector
  * scores lower. On the face-log night set (seed 3, 34 videos), tracks whose first two detections
- * averaged 0.6-0.66 with a dark first face: 8 real faces (0.610-0.659), which were otherwise
+ * averaged 0.6-0.66 with a dark first face (with its thumbnail margin, as isDark judges it): 8 real
+ * faces (0.610-0.659; 2 more at 0.593 and 0.595), which were otherwise
  * followed only from their first detection, and 2 false tracks (0.610 and 0.650), which get longer.
  */
 export const MIN_BACKFILL_SCORE_DARK = 0.6;
@@ -114,16 +115,13 @@ function velocityPerFrame(track: Track): { x: number; y: number } {
   return { x: (cb.x - ca.x) / (b.frame - a.frame), y: (cb.y - ca.y) / (b.frame - a.frame) };
 }
 
-/**
- * Whether the face in `box` (frame pixels) is dark (DARK_FACE_GREY), judged as the sightings judge
- * it (run.ts): with its thumbnail margin, so that dark hair or skin in a lit scene is not.
- */
+/** Whether the face in `box` (frame pixels) is dark, judged as the sightings judge it (run.ts): with its thumbnail margin. */
 function isDark(pyramid: FramePyramid, box: Box): boolean {
   const { cols, rows } = pyramid.size(0);
-  const r = round(expand(box, THUMBNAIL_MARGIN, cols, rows));
+  const r = thumbnailRect(box, cols, rows);
   if (r.width < 1 || r.height < 1) return false;
-  const face = pyramid.region(0, new cv.Rect(r.x, r.y, r.width, r.height));
-  const grey = meanGrey(face);
-  face.release();
-  return grey < DARK_FACE_GREY;
+  const crop = pyramid.region(0, new cv.Rect(r.x, r.y, r.width, r.height));
+  const dark = isDarkFace(crop);
+  crop.release();
+  return dark;
 }
