@@ -4,8 +4,9 @@
 // and is found later, and its gender read less surely. A gain on the model's input (a tile, a crop)
 // restores the contrast; it cannot remove the noise that the camera's own gain brought.
 //
-// Measured on the face-log night set (seed 3, `bench-facelog --set night`): full-frame detection on
-// every fourth frame, truth faces found (IoU >= 0.3) by width, 30-40 / 40-55 / 55-80 / 80+ px:
+// Measured on the face-log night set (seed 3, `bench-facelog --set night`; the `dark` look as lifted
+// here by `bench-facelog-night-detector.js --look dark`): full-frame detection on every fourth
+// frame, truth faces found (IoU >= 0.3) by width, 30-40 / 40-55 / 55-80 / 80+ px:
 // - `dark` videos (a third of the day's light, noise sigma 8-14): plain 72/86/93/98%; each tile
 //   lifted as here 80/95/95/97% (82/96/97/97% without the cap on saturation, which test/40's lit
 //   faces in padded tiles need); the whole frame lifted to a mean of 100 (at most 3x)
