@@ -100,6 +100,28 @@ describe('face log: following a new track back in time', function () {
     expect(followBackwards(scored(3, MIN_BACKFILL_SCORE_DARK - 0.02), window(frames, 5, 35), opts)).to.be.empty;
   });
 
+  it('reads a dark face\'s growth from its first two boxes no faster than 1% a frame', async () => {
+    // A dark face's detected box varies more than a lit one's: here the second box is drawn 1.3
+    // times as wide, as a noisy detection scoring about 0.5 can come out. Read at up to 3% a
+    // frame, that growth would shrink the face below the least width a few frames back.
+    const { truth, frames } = await decodeAll('test-08-sequence-640x480');
+    const found = trackOf(truth, frames, 0, 25, 30);
+    const [a, b] = found.detections;
+    const wide: Box = { x: b.box.x - 0.15 * b.box.width, y: b.box.y - 0.15 * b.box.height, width: 1.3 * b.box.width, height: 1.3 * b.box.height };
+    const track = new Track(4);
+    track.addDetection(a.frame, { ...a, score: MIN_BACKFILL_SCORE });
+    track.addDetection(b.frame, { ...b, score: MIN_BACKFILL_SCORE, box: wide });
+    track.number = 4;
+    const opts = { width: truth.width, height: truth.height, minWidth: 27, othersAt: () => [] };
+    const earlier = followBackwards(track, window(frames, 0, 35), opts);
+    // The face is 32-44 px wide from the appearance's first frame (5) to frame 24: followed back
+    // at up to 3% a frame, its box fell below 27 px at frame 8.
+    expect(earlier[0].frame, 'first frame followed back to').to.be.at.most(truth.appearances[0].start_frame);
+    for (const e of earlier.filter((x) => truthBox(truth, 0, x.frame))) {
+      expect(iou(e.box, truthBox(truth, 0, e.frame)!), `frame ${e.frame}: IoU with the face`).to.be.at.least(0.3);
+    }
+  });
+
   it('stops at a frame where another track has a face on its box', async () => {
     const { truth, frames } = await decodeAll('test-01-single-640x480');
     const track = trackOf(truth, frames, 0, 30, 35);
