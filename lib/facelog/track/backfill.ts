@@ -28,8 +28,8 @@ export const MIN_BACKFILL_SCORE = 0.66;
  * faces (0.610-0.659), which were otherwise followed only from their first detection, and 2 false
  * tracks (0.610 and 0.650), which get longer; 3 more real faces at 0.59-0.595. With
  * MAX_GROWTH_PER_FRAME_DARK, 0.55 rather than 0.6 took one more person of seed 3's `dark` videos
- * into a track within 5 frames and added 12 and 0 stray face records (640x480, 1280x720); on
- * seed 4 none and 0 and 3 (docs/benchmarks.md).
+ * into a track within 5 frames and added 12 stray face records at 640x480; on the held-out seed
+ * 4 it took none and added 3 at 1280x720 (docs/benchmarks.md).
  */
 export const MIN_BACKFILL_SCORE_DARK = 0.55;
 /** Frames followed on one KCF before it is re-made on the current box. */
