@@ -40,8 +40,9 @@ const MAX_GROWTH_PER_FRAME = 0.03;
  * ...or to this when the first face is dark: a dark face's box varies more, and growth read from
  * two such boxes shrinks the face below the least width a few frames back. On the face-log night
  * set (seed 3, night-20) a second detection scoring 0.51 came out 47 px wide where the first was 32
- * px and the face 34-37: at 3% a frame the face was followed back 5 frames, at 1% to 2 frames after
- * a whole-frame search first found it.
+ * px and the face 34-37: followed back from MIN_BACKFILL_SCORE_DARK, at 3% a frame the face was
+ * followed 5 frames, to 27 px; at 1% to frame 13, where a whole-frame search first finds it, 2
+ * frames after it reached 30 px.
  */
 const MAX_GROWTH_PER_FRAME_DARK = 0.01;
 /** A box with less than this share inside the frame has left it. */
@@ -76,13 +77,14 @@ export function followBackwards(track: Track, frames: { index: number; pyramid()
   const startFrame = at.get(start);
   if (!startFrame) return [];
   const score = (first.score + second.score) / 2;
-  const dark = isDark(startFrame.pyramid(), first.box);
+  const startPyramid = startFrame.pyramid();
+  const dark = isDark(startPyramid, first.box);
   if (score < MIN_BACKFILL_SCORE && (score < MIN_BACKFILL_SCORE_DARK || !dark)) return [];
   const growth = growthPerFrame(track, dark ? MAX_GROWTH_PER_FRAME_DARK : MAX_GROWTH_PER_FRAME);
   const velocity = velocityPerFrame(track);
   const found: { frame: number; box: Box }[] = [];
   let box = first.box;
-  let kcf = new FaceKcf(startFrame.pyramid(), box);
+  let kcf = new FaceKcf(startPyramid, box);
   let sinceInit = 0;
   for (let f = start - 1; at.has(f); f--) {
     const pyramid = at.get(f)!.pyramid();
