@@ -245,6 +245,25 @@ describe('kamcheck analyseTamper on the generated test set', function () {
     const cast = analyseTamper(clip.frames.map((f) => applyLuts(f, [gainLut(0.75), gainLut(1), gainLut(1.2)])), reference);
     expect(cast.probability, describeResult(fixture, cast)).to.be.below(50);
   });
+
+  it("frees its own pictures and leaves the caller's: a clip at the working size, in colour and in grey, analysed twice", function () {
+    // at 320 px wide a frame is its own working picture, which the analysis must not free with
+    // the pictures it made itself
+    // (rain by day; headlights at night, where the half-scale pictures are made too)
+    for (const [kind, grey] of [['rain', false], ['rain', true], ['headlights', false]] as const) {
+      const fixture = manifest.cases.find((c) => c.kind === kind && c.width === 320)!;
+      const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 26);
+      let reference = readImage(path.join(FIXTURES, fixture.id, 'reference.png'));
+      let frames = clip.frames;
+      if (grey) {
+        reference = reference.bgrToGray();
+        frames = frames.map((f) => f.bgrToGray());
+      }
+      const first = analyseTamper(frames, reference);
+      expect(frames.every((f) => !f.empty && f.cols === 320) && !reference.empty, `${fixture.id}: the caller's pictures are intact`).to.equal(true);
+      expect(analyseTamper(frames, reference), fixture.id).to.deep.equal(first);
+    }
+  });
 });
 
 describe('kamcheck runKamcheck', function () {

@@ -6,7 +6,7 @@
 // on the test fixtures this separated defocus (-log2 ratio 5.8-6.4) from x264 at CRF 49 on a
 // 320x240 clip (3.9) better than a median of per-cell ratios (4.4-4.8 vs 3.6), because compression
 // keeps the strong edges that dominate the sums while defocus softens them too.
-import cv from '../video/opencv.js';
+import cv, { readAndFree } from '../video/opencv.js';
 import { median } from '../stats.js';
 import { CELL_COUNT, cellMeans, cellMoments } from './cells.js';
 
@@ -31,8 +31,8 @@ export interface BlurMeasurement {
 export const BLUR_MIN_SIGNAL = 2;
 
 function cellEnergyAndVariance(m: cv.Mat): { energy: Float32Array; variance: Float32Array } {
-  const lap = m.laplacian(cv.CV_32F, 1);
-  return { energy: cellMeans(lap.hMul(lap)), variance: cellMoments(m).variance };
+  const energy = readAndFree(m.laplacian(cv.CV_32F, 1), (lap) => readAndFree(lap.hMul(lap), cellMeans));
+  return { energy, variance: cellMoments(m).variance };
 }
 
 /** Laplacian (3x3, ksize 1) energy of white noise of variance 1: the sum of the squared kernel weights. */

@@ -1,7 +1,7 @@
 // The common ground of all cause measurements: every picture is analysed in grey at one working
 // resolution, and compared with the reference cell by cell on a fixed grid, so that a measurement
 // means the same at 320x240 and at 1920x1080 and a few walking people touch only a few cells.
-import cv from '../video/opencv.js';
+import cv, { readAndFree } from '../video/opencv.js';
 import { fineNoiseSigma } from './fine-noise.js';
 
 /** 320 px: detail finer than 1/320 of the view is below what any cause needs, and it keeps a 25-frame clip cheap. */
@@ -40,7 +40,11 @@ export function toWorking(bgr: cv.Mat, size: WorkingSize, readNoise = true): Wor
   // a bilinear halving to twice the working size first: 1.1 ms instead of 1.8-4 ms for one area
   // resize of a 1280x720 BGR frame (single-threaded OpenCV), with the same averaging of noise
   if (small.cols > 2 * size.width) small = small.resize(2 * size.height, 2 * size.width, 0, 0, cv.INTER_LINEAR);
-  if (small.cols !== size.width || small.rows !== size.height) small = small.resize(size.height, size.width, 0, 0, cv.INTER_AREA);
+  if (small.cols !== size.width || small.rows !== size.height) {
+    const step = small;
+    small = small.resize(size.height, size.width, 0, 0, cv.INTER_AREA);
+    if (step !== bgr) step.release();
+  }
   if (small.channels === 1) return { bgr: small.cvtColor(cv.COLOR_GRAY2BGR), gray: small, fineNoise };
   return { bgr: small, gray: small.bgrToGray(), fineNoise };
 }
@@ -51,7 +55,7 @@ export function toWorking(bgr: cv.Mat, size: WorkingSize, readNoise = true): Wor
  * cellSaturation) read, taken once per picture.
  */
 export function cellColours(bgr: cv.Mat): Uint8Array {
-  return bgr.resize(GRID_ROWS, GRID_COLS, 0, 0, cv.INTER_AREA).getData();
+  return readAndFree(bgr.resize(GRID_ROWS, GRID_COLS, 0, 0, cv.INTER_AREA), (cells) => cells.getData());
 }
 
 /**
@@ -93,15 +97,16 @@ export function spread<T>(items: T[], max = MAX_STATISTIC_FRAMES): T[] {
 
 /** Mean of a working-size CV_32F Mat in each grid cell, row-major (one native area resize). */
 export function cellMeans(m: cv.Mat): Float32Array {
-  const cells = m.resize(GRID_ROWS, GRID_COLS, 0, 0, cv.INTER_AREA);
-  const buf = cells.getData();
-  return new Float32Array(buf.buffer, buf.byteOffset, CELL_COUNT).slice();
+  return readAndFree(m.resize(GRID_ROWS, GRID_COLS, 0, 0, cv.INTER_AREA), (cells) => {
+    const buf = cells.getData();
+    return new Float32Array(buf.buffer, buf.byteOffset, CELL_COUNT).slice();
+  });
 }
 
 /** Per-cell mean and variance of a CV_32F picture. */
 export function cellMoments(m: cv.Mat): { mean: Float32Array; variance: Float32Array } {
   const mean = cellMeans(m);
-  const sq = cellMeans(m.hMul(m));
+  const sq = readAndFree(m.hMul(m), cellMeans);
   const variance = new Float32Array(CELL_COUNT);
   for (let i = 0; i < CELL_COUNT; i++) variance[i] = Math.max(0, sq[i] - mean[i] * mean[i]);
   return { mean, variance };

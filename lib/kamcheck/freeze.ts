@@ -38,9 +38,11 @@ export function measureFreeze(frames8: cv.Mat[], checked?: cv.Mat): FreezeMeasur
   const changed: number[] = [];
   const counted = checked ? Math.max(1, checked.countNonZero()) : frames8[0].rows * frames8[0].cols;
   for (let i = 1; i < frames8.length; i++) {
-    let diff = frames8[i].absdiff(frames8[i - 1]).threshold(FREEZE_PIXEL_DELTA, 255, cv.THRESH_BINARY);
-    if (checked) diff = diff.bitwiseAnd(checked);
-    changed.push(diff.countNonZero() / counted);
+    const moved = frames8[i].absdiff(frames8[i - 1]);
+    const diff = moved.threshold(FREEZE_PIXEL_DELTA, 255, cv.THRESH_BINARY);
+    const counts = checked ? diff.bitwiseAnd(checked) : diff;
+    changed.push(counts.countNonZero() / counted);
+    for (const m of new Set([moved, diff, counts])) m.release();
   }
   const still = changed.filter((c) => c < FREEZE_PAIR_MAX_CHANGED).length;
   return { stillPairs: still / changed.length, medianChanged: nearestRankQuantile(changed, 0.5) };

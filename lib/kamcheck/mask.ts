@@ -13,7 +13,7 @@
 // measurement is the largest 8-connected region of covered cells: a mask is one piece, passers-by
 // and shadow edges are scattered cells. Both pictures are low-passed first so that sensor noise
 // and defocus leave real structure correlated.
-import cv from '../video/opencv.js';
+import cv, { readAndFree } from '../video/opencv.js';
 import { median } from '../stats.js';
 import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, spread, WorkingPicture } from './cells.js';
 import { cellSaturation } from './night.js';
@@ -166,7 +166,7 @@ export function measureMask(
       monochrome ? 0 : Math.max(...[0, 1, 2].map((c) => Math.abs(chroma[3 * i + c] - refChroma[3 * i + c] - colourShift[c])));
     const fm = cellMoments(f);
     frameBrightness.push(fm.mean);
-    const cross = cellMeans(f.hMul(ref));
+    const cross = readAndFree(f.hMul(ref), cellMeans);
     // the frame's overall brightness change, robust to a covered minority of cells
     const logRatios: number[] = [];
     for (let i = 0; i < CELL_COUNT; i++) if (textured[i]) logRatios.push(Math.log((fm.mean[i] + 4) / (r.mean[i] + 4)));
@@ -222,7 +222,9 @@ export function measureMask(
       }
       if (covered) coveredVotes[i]++;
     }
+    f.release();
   });
+  ref.release();
   const covered = coveredVotes.map((v, i) => inView[i] && v * 2 > frames.length);
   const contrastKept = new Float32Array(CELL_COUNT).fill(NaN);
   const coarseKept = new Float32Array(CELL_COUNT).fill(NaN);
@@ -255,8 +257,10 @@ export function measureMask(
 /** Per cell, the RMS of a low-passed picture's fine-detail band: the picture less a wider blur of it, at half size. */
 function detailRms(lowPassed: cv.Mat): Float32Array {
   const half = lowPassed.pyrDown();
-  const band = half.sub(half.gaussianBlur(new cv.Size(0, 0), DETAIL_BAND_SIGMA / 2));
-  return cellMeans(band.hMul(band)).map(Math.sqrt);
+  const wide = half.gaussianBlur(new cv.Size(0, 0), DETAIL_BAND_SIGMA / 2);
+  const band = half.sub(wide);
+  for (const m of [half, wide]) m.release();
+  return readAndFree(band, (b) => readAndFree(b.hMul(b), cellMeans)).map(Math.sqrt);
 }
 
 /** Mean and std of the cell means over each cell's 3x3 neighbourhood (clipped at the grid's edge). */

@@ -39,7 +39,15 @@ export function measureTamper(frames: cv.Mat[], reference: cv.Mat, ignored: Igno
   // clip to the working size alone takes 40 ms); the freeze check compares these spread frames,
   // which only makes live motion more visible than between neighbouring frames
   const picked = spread(frames);
-  return measureWorking(toWorking(reference, size, false), picked.map((f, k) => toWorking(f, size, readsNoise(k, picked.length))), size, ignored);
+  const workingRef = toWorking(reference, size, false);
+  const working = picked.map((f, k) => toWorking(f, size, readsNoise(k, picked.length)));
+  try {
+    return measureWorking(workingRef, working, size, ignored);
+  } finally {
+    // a picture already at the working size is its own working picture: the caller's to free
+    const given = new Set([reference, ...frames]);
+    for (const m of new Set([workingRef, ...working].flatMap((w) => [w.bgr, w.gray]))) if (!given.has(m)) m.release();
+  }
 }
 
 /**
@@ -54,50 +62,62 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   const frames8 = working.map((w) => w.gray);
   const checked = ignored?.checked;
 
-  const shift = estimateShift(ref.gray, frames8, size, checked);
-  const ref32 = alignReference(ref.gray.convertTo(cv.CV_32F), shift);
-  const refColour = alignReference(ref.bgr, shift);
-  const frames32 = frames8.map((f) => f.convertTo(cv.CV_32F));
-  const inView = cellsInView(shift, size).map((v, i) => v && !ignored?.cells[i]);
-  const refColours = cellColours(refColour);
-  const frameColours = working.map((w) => cellColours(w.bgr));
-  const mask = measureMask(ref32, frames32, refColours, frameColours, inView);
-  const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
-  const frameLuma = frames8.map((f) => lumaStats(f, checked));
-  const exposure = measureExposure(lumaStats(ref.gray, checked), frameLuma);
-  // the frames whose fine noise was read (cells.ts NOISE_FRAMES) stand for the clip's colour, its
-  // noise, and its sharpness at half scale below: a clip's noise is the same in every frame, and a
-  // median of 3 already ignores a passer-by. Each noise estimate takes about 0.5 ms at the working size.
-  const noiseFrames = noiseReadFrames(working);
-  const tone = toneSlope(mask.referenceBrightness, mask.frameBrightness, visible);
-  const night = measureNight(refColours, noiseFrames.map((k) => ({ colours: frameColours[k], fineNoise: working[k].fineNoise })), inView, exposure.stops, tone);
-  // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
-  // energy is taken out of both pictures. By day nothing is taken out: a reference's own noise is
-  // detail the clip's compression removed, which the day's calibration includes.
-  let noise: { reference: number; frames: number[] } | undefined;
-  if (night.gainNoise > 0) {
-    const clipNoise = median(noiseFrames.map((k) => noiseSigma(frames32[k], inView)));
-    noise = { reference: noiseSigma(ref32, inView), frames: frames32.map(() => clipNoise) };
-  }
-  // at night a darker, noisier view loses contrast and fine detail everywhere: veils and films
-  // need more to show (veil.ts)
-  const veil = measureVeil(mask, inView, night.atNight ? night.evidence : 0);
-  // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
-  const sharpCells = night.atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
-  const blur = measureBlur(ref32, frames32, sharpCells, noise);
-  if (night.atNight) {
-    // at night the sharpness is also compared at half the working size, where a defocus still
-    // shows and the noise, and what the encoder made of it, is smaller. Each picture's noise is
-    // measured there: pyrDown's 5x5 kernel leaves white noise 0.27 of its sigma, not half, and the
-    // noise a night clip keeps through its encoder is not white (a headlights case of the bench:
-    // 4.0 grey levels at the working size, 0.77 at half), so no fixed factor holds.
-    const refHalf = ref32.pyrDown();
-    const framesHalf = noiseFrames.map((k) => frames32[k].pyrDown());
-    const half = measureBlur(refHalf, framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
-    blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
-  }
+  // the pictures made here are freed on the way out, not left to the garbage collector
+  // (video/opencv.ts readAndFree says why)
+  const temporaries: cv.Mat[] = [];
+  const made = (m: cv.Mat): cv.Mat => {
+    temporaries.push(m);
+    return m;
+  };
+  try {
+    const shift = estimateShift(ref.gray, frames8, size, checked);
+    const ref32 = made(alignReference(made(ref.gray.convertTo(cv.CV_32F)), shift));
+    const refColour = alignReference(ref.bgr, shift);
+    if (refColour !== ref.bgr) made(refColour);
+    const frames32 = frames8.map((f) => made(f.convertTo(cv.CV_32F)));
+    const inView = cellsInView(shift, size).map((v, i) => v && !ignored?.cells[i]);
+    const refColours = cellColours(refColour);
+    const frameColours = working.map((w) => cellColours(w.bgr));
+    const mask = measureMask(ref32, frames32, refColours, frameColours, inView);
+    const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
+    const frameLuma = frames8.map((f) => lumaStats(f, checked));
+    const exposure = measureExposure(lumaStats(ref.gray, checked), frameLuma);
+    // the frames whose fine noise was read (cells.ts NOISE_FRAMES) stand for the clip's colour, its
+    // noise, and its sharpness at half scale below: a clip's noise is the same in every frame, and a
+    // median of 3 already ignores a passer-by. Each noise estimate takes about 0.25 ms at the working size.
+    const noiseFrames = noiseReadFrames(working);
+    const tone = toneSlope(mask.referenceBrightness, mask.frameBrightness, visible);
+    const night = measureNight(refColours, noiseFrames.map((k) => ({ colours: frameColours[k], fineNoise: working[k].fineNoise })), inView, exposure.stops, tone);
+    // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
+    // energy is taken out of both pictures. By day nothing is taken out: a reference's own noise is
+    // detail the clip's compression removed, which the day's calibration includes.
+    let noise: { reference: number; frames: number[] } | undefined;
+    if (night.gainNoise > 0) {
+      const clipNoise = median(noiseFrames.map((k) => noiseSigma(frames32[k], inView)));
+      noise = { reference: noiseSigma(ref32, inView), frames: frames32.map(() => clipNoise) };
+    }
+    // at night a darker, noisier view loses contrast and fine detail everywhere: veils and films
+    // need more to show (veil.ts)
+    const veil = measureVeil(mask, inView, night.atNight ? night.evidence : 0);
+    // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
+    const sharpCells = night.atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
+    const blur = measureBlur(ref32, frames32, sharpCells, noise);
+    if (night.atNight) {
+      // at night the sharpness is also compared at half the working size, where a defocus still
+      // shows and the noise, and what the encoder made of it, is smaller. Each picture's noise is
+      // measured there: pyrDown's 5x5 kernel leaves white noise 0.27 of its sigma, not half, and the
+      // noise a night clip keeps through its encoder is not white (a headlights case of the bench:
+      // 4.0 grey levels at the working size, 0.77 at half), so no fixed factor holds.
+      const refHalf = made(ref32.pyrDown());
+      const framesHalf = noiseFrames.map((k) => made(frames32[k].pyrDown()));
+      const half = measureBlur(refHalf, framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
+      blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
+    }
 
-  const black = measureBlack(frameLuma);
-  const freeze = measureFreeze(frames8, checked);
-  return { shift, mask, blur, exposure, freeze, black, veil, night };
+    const black = measureBlack(frameLuma);
+    const freeze = measureFreeze(frames8, checked);
+    return { shift, mask, blur, exposure, freeze, black, veil, night };
+  } finally {
+    for (const m of new Set(temporaries)) m.release();
+  }
 }
