@@ -53,16 +53,34 @@ export class YuvFrame {
    * the trackers' windows a few rows of it).
    */
   bgrRegion(x: number, y: number, w: number, h: number, outWidth: number, outHeight: number): cv.Mat {
-    const size = (m: cv.Mat) => (m.cols === outWidth && m.rows === outHeight ? m : m.resize(outHeight, outWidth, 0, 0, m.cols > outWidth ? cv.INTER_AREA : cv.INTER_LINEAR));
-    const luma = size(this.rows(0, this.width, y, h).getRegion(new cv.Rect(x, 0, w, h)));
+    // every Mat made on the way is freed before the call returns (see opencv-setup.ts)
+    const made: cv.Mat[] = [];
+    const keep = (m: cv.Mat) => {
+      made.push(m);
+      return m;
+    };
+    const size = (m: cv.Mat) => (m.cols === outWidth && m.rows === outHeight ? m : keep(m.resize(outHeight, outWidth, 0, 0, m.cols > outWidth ? cv.INTER_AREA : cv.INTER_LINEAR)));
+    const plane = (offset: number, width: number, rx: number, ry: number, rw: number, rh: number, alpha: number, beta: number) => {
+      const region = keep(keep(this.rows(offset, width, ry, rh)).getRegion(new cv.Rect(rx, 0, rw, rh)));
+      return keep(size(region).convertTo(cv.CV_8U, alpha, beta));
+    };
     // The chroma pixels under the rectangle, rounded outwards.
     const cx = x >> 1;
     const cy = y >> 1;
     const cw = Math.max(1, Math.min(this.width / 2 - cx, Math.ceil((x + w) / 2) - cx));
     const ch = Math.max(1, Math.min(this.height / 2 - cy, Math.ceil((y + h) / 2) - cy));
-    const chroma = (offset: number) => size(this.rows(offset, this.width / 2, cy, ch).getRegion(new cv.Rect(cx, 0, cw, ch))).convertTo(cv.CV_8U, CHROMA_ALPHA, CHROMA_BETA);
-    const yuv = new cv.Mat([luma.convertTo(cv.CV_8U, LUMA_ALPHA, LUMA_BETA), chroma(this.width * this.height), chroma((this.width * this.height * 5) / 4)]);
-    return yuv.cvtColor(cv.COLOR_YUV2BGR);
+    try {
+      const yuv = keep(
+        new cv.Mat([
+          plane(0, this.width, x, y, w, h, LUMA_ALPHA, LUMA_BETA),
+          plane(this.width * this.height, this.width / 2, cx, cy, cw, ch, CHROMA_ALPHA, CHROMA_BETA),
+          plane((this.width * this.height * 5) / 4, this.width / 2, cx, cy, cw, ch, CHROMA_ALPHA, CHROMA_BETA),
+        ]),
+      );
+      return yuv.cvtColor(cv.COLOR_YUV2BGR);
+    } finally {
+      for (const m of made) m.release();
+    }
   }
 
   /**

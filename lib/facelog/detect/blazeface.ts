@@ -172,9 +172,14 @@ function levelPart(frame: cv.Mat, level: PyramidLevel): LevelPart {
  */
 function scaleTo(src: cv.Mat, w: number, h: number): cv.Mat {
   let image = src;
-  while (image.cols >= 2 * w && image.rows >= 2 * h && image.cols > 1 && image.rows > 1) image = image.pyrDown();
-  if (image.cols === w && image.rows === h) return image;
-  return image.resize(h, w, 0, 0, cv.INTER_LINEAR);
+  // each halving is freed once the next is made (see video/opencv-setup.ts)
+  const step = (next: cv.Mat) => {
+    if (image !== src) image.release();
+    image = next;
+  };
+  while (image.cols >= 2 * w && image.rows >= 2 * h && image.cols > 1 && image.rows > 1) step(image.pyrDown());
+  if (image.cols !== w || image.rows !== h) step(image.resize(h, w, 0, 0, cv.INTER_LINEAR));
+  return image;
 }
 
 /**
@@ -189,7 +194,9 @@ function cutTile(mat: cv.Mat, x: number, y: number, size: number): cv.Mat {
   const part = liftDark(mat.getRegion(new cv.Rect(x0, y0, x1 - x0, y1 - y0)));
   if (x1 - x0 === size && y1 - y0 === size) return part;
   const black = new cv.Vec3(0, 0, 0);
-  return part.copyMakeBorder(y0 - y, y + size - y1, x0 - x, x + size - x1, cv.BORDER_CONSTANT, black);
+  const padded = part.copyMakeBorder(y0 - y, y + size - y1, x0 - x, x + size - x1, cv.BORDER_CONSTANT, black);
+  part.release();
+  return padded;
 }
 
 /**

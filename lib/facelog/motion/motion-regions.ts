@@ -43,8 +43,11 @@ export class MotionRegions implements MotionSource {
     const previous = this.previous;
     this.previous = small;
     if (!previous) return [{ x: 0, y: 0, width: this.width, height: this.height }];
-    const changed = small.absdiff(previous).threshold(DIFF_THRESHOLD, 255, cv.THRESH_BINARY);
+    const difference = small.absdiff(previous);
+    const changed = difference.threshold(DIFF_THRESHOLD, 255, cv.THRESH_BINARY);
     const mask = changed.dilate(this.kernel);
+    // freed now, not at the next garbage collection (see video/opencv-setup.ts)
+    for (const m of [previous, difference]) m.release();
     const minArea = MIN_REGION_SHARE * mask.rows * mask.cols;
     const boxes: Box[] = [];
     for (const contour of mask.findContours(cv.RETR_EXTERNAL, cv.CHAIN_APPROX_SIMPLE)) {
@@ -52,6 +55,7 @@ export class MotionRegions implements MotionSource {
       if (r.width * r.height < minArea || changed.getRegion(r).countNonZero() < MIN_CHANGED_PIXELS) continue;
       boxes.push({ x: r.x / this.scale, y: r.y / this.scale, width: r.width / this.scale, height: r.height / this.scale });
     }
+    for (const m of [changed, mask]) m.release();
     return boxes;
   }
 }

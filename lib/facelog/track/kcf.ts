@@ -82,16 +82,22 @@ export class FaceKcf {
     const w = round(clip(expand(levelBox, WINDOW_MARGIN, image.cols, image.rows), image.cols, image.rows));
     this.window = new cv.Rect(w.x, w.y, Math.max(4, w.width), Math.max(4, w.height));
     const r = round(clip(levelBox, image.cols, image.rows));
-    this.tracker.init(this.crop(pyramid), new cv.Rect(r.x - w.x, r.y - w.y, Math.max(2, r.width), Math.max(2, r.height)));
+    const crop = this.crop(pyramid);
+    this.tracker.init(crop, new cv.Rect(r.x - w.x, r.y - w.y, Math.max(2, r.width), Math.max(2, r.height)));
+    crop.release();
   }
 
   /** The face's box in this frame, or null when KCF lost it. */
   update(pyramid: FramePyramid): Box | null {
     let rect: cv.Rect | null;
+    const crop = this.crop(pyramid);
     try {
-      rect = this.tracker.update(this.crop(pyramid));
+      rect = this.tracker.update(crop);
     } catch {
       return null; // KCF throws when the box has left the window
+    } finally {
+      // KCF keeps its own copy of what it learns: the window is freed now (see video/opencv-setup.ts)
+      crop.release();
     }
     if (!rect || rect.width <= 0 || rect.height <= 0) return null;
     return scale({ x: rect.x + this.window.x, y: rect.y + this.window.y, width: rect.width, height: rect.height }, 2 ** this.level);
