@@ -249,7 +249,8 @@ describe('kamcheck analyseTamper on the generated test set', function () {
   it("frees its own pictures and leaves the caller's: a clip at the working size, in colour and in grey, analysed twice", function () {
     // at 320 px wide a frame is its own working picture, which the analysis must not free with
     // the pictures it made itself
-    // (rain by day; headlights at night, where the half-scale pictures are made too)
+    // (both take the night's measures too, half-scale pictures included: a 320x240 day clip's
+    // fine noise counts as a little night evidence)
     for (const [kind, grey] of [['rain', false], ['rain', true], ['headlights', false]] as const) {
       const fixture = manifest.cases.find((c) => c.kind === kind && c.width === 320)!;
       const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 26);

@@ -2,7 +2,7 @@
 // is estimated first and compensated, then covered cells are found (and veiled ones, which join
 // them in the masked cause), and blur is measured only on cells that are not covered, so one cause
 // does not leak into another.
-import cv from '../video/opencv.js';
+import cv, { withTemporaries } from '../video/opencv.js';
 import { cellColours, noiseReadFrames, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
@@ -63,13 +63,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   const checked = ignored?.checked;
 
   // the pictures made here are freed on the way out, not left to the garbage collector
-  // (video/opencv.ts readAndFree says why)
-  const temporaries: cv.Mat[] = [];
-  const made = (m: cv.Mat): cv.Mat => {
-    temporaries.push(m);
-    return m;
-  };
-  try {
+  return withTemporaries((made) => {
     const shift = estimateShift(ref.gray, frames8, size, checked);
     const ref32 = made(alignReference(made(ref.gray.convertTo(cv.CV_32F)), shift));
     const refColour = alignReference(ref.bgr, shift);
@@ -117,7 +111,5 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     const black = measureBlack(frameLuma);
     const freeze = measureFreeze(frames8, checked);
     return { shift, mask, blur, exposure, freeze, black, veil, night };
-  } finally {
-    for (const m of new Set(temporaries)) m.release();
-  }
+  });
 }

@@ -44,4 +44,20 @@ export function readAndFree<T>(m: cv.Mat, read: (m: cv.Mat) => T): T {
   }
 }
 
+/**
+ * `fn`, given `made` to mark the Mats it makes for a moment: all of them are freed when it returns
+ * or throws (readAndFree says why). Marking a Mat twice is harmless.
+ */
+export function withTemporaries<T>(fn: (made: (m: cv.Mat) => cv.Mat) => T): T {
+  const temporaries: cv.Mat[] = [];
+  try {
+    return fn((m) => {
+      temporaries.push(m);
+      return m;
+    });
+  } finally {
+    for (const m of temporaries) m.release();
+  }
+}
+
 export default cv;

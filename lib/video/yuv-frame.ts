@@ -5,7 +5,7 @@
 // encode from I420 against 10.6 ms from BGR), and the overlay is drawn into the planes directly.
 // The analysis converts to BGR only what it looks at: the whole frame when the detector runs,
 // small windows around the tracked faces otherwise.
-import cv from './opencv.js';
+import cv, { withTemporaries } from './opencv.js';
 
 /** Limited-range luma (16-235) and chroma (16-240) stretched to full range, then YUV2BGR. */
 const LUMA_ALPHA = 255 / 219;
@@ -54,23 +54,18 @@ export class YuvFrame {
    */
   bgrRegion(x: number, y: number, w: number, h: number, outWidth: number, outHeight: number): cv.Mat {
     // every Mat made on the way is freed before the call returns (see opencv-setup.ts)
-    const made: cv.Mat[] = [];
-    const keep = (m: cv.Mat) => {
-      made.push(m);
-      return m;
-    };
-    const size = (m: cv.Mat) => (m.cols === outWidth && m.rows === outHeight ? m : keep(m.resize(outHeight, outWidth, 0, 0, m.cols > outWidth ? cv.INTER_AREA : cv.INTER_LINEAR)));
-    const plane = (offset: number, width: number, rx: number, ry: number, rw: number, rh: number, alpha: number, beta: number) => {
-      const region = keep(keep(this.rows(offset, width, ry, rh)).getRegion(new cv.Rect(rx, 0, rw, rh)));
-      return keep(size(region).convertTo(cv.CV_8U, alpha, beta));
-    };
-    // The chroma pixels under the rectangle, rounded outwards.
-    const cx = x >> 1;
-    const cy = y >> 1;
-    const cw = Math.max(1, Math.min(this.width / 2 - cx, Math.ceil((x + w) / 2) - cx));
-    const ch = Math.max(1, Math.min(this.height / 2 - cy, Math.ceil((y + h) / 2) - cy));
-    try {
-      const yuv = keep(
+    return withTemporaries((made) => {
+      const size = (m: cv.Mat) => (m.cols === outWidth && m.rows === outHeight ? m : made(m.resize(outHeight, outWidth, 0, 0, m.cols > outWidth ? cv.INTER_AREA : cv.INTER_LINEAR)));
+      const plane = (offset: number, width: number, rx: number, ry: number, rw: number, rh: number, alpha: number, beta: number) => {
+        const region = made(made(this.rows(offset, width, ry, rh)).getRegion(new cv.Rect(rx, 0, rw, rh)));
+        return made(size(region).convertTo(cv.CV_8U, alpha, beta));
+      };
+      // The chroma pixels under the rectangle, rounded outwards.
+      const cx = x >> 1;
+      const cy = y >> 1;
+      const cw = Math.max(1, Math.min(this.width / 2 - cx, Math.ceil((x + w) / 2) - cx));
+      const ch = Math.max(1, Math.min(this.height / 2 - cy, Math.ceil((y + h) / 2) - cy));
+      const yuv = made(
         new cv.Mat([
           plane(0, this.width, x, y, w, h, LUMA_ALPHA, LUMA_BETA),
           plane(this.width * this.height, this.width / 2, cx, cy, cw, ch, CHROMA_ALPHA, CHROMA_BETA),
@@ -78,9 +73,7 @@ export class YuvFrame {
         ]),
       );
       return yuv.cvtColor(cv.COLOR_YUV2BGR);
-    } finally {
-      for (const m of made) m.release();
-    }
+    });
   }
 
   /**
