@@ -133,8 +133,10 @@ describeBackends('cameras', function (backend) {
     const sent = finished(await check({ camera: 'yard-2', captured_at: 'Wed, 25 Nov 2026 05:20:00 GMT' }, { video: media.clip, image: media.referenceNear }));
     expect(sent.reference).to.deep.equal({ slot: '06:00-07:00', captured_at: 'Wed, 25 Nov 2026 05:20:00 GMT', source_job: sent.job_id });
     const cam = await camera('yard-2');
-    // 00:00-01:00 is the night check's renewal (it scored 0).
-    expect(cam.references.map((s: any) => s.slot)).to.deep.equal(['00:00-01:00', '06:00-07:00', '12:00-13:00', '23:00-24:00']);
+    // 00:00-01:00 is the night check's renewal (it scored 0), 11:00-12:00 the day check's: its slot
+    // had no reference, and it scored under 10 (FIRST_OF_SLOT_BELOW).
+    expect(day.probability).to.be.below(10);
+    expect(cam.references.map((s: any) => s.slot)).to.deep.equal(['00:00-01:00', '06:00-07:00', '11:00-12:00', '12:00-13:00', '23:00-24:00']);
     expect(cam.references.find((s: any) => s.slot === '06:00-07:00').references[0].source_job).to.equal(sent.job_id);
 
     // A clip of another size than every reference of the camera; bad fields.
@@ -151,7 +153,7 @@ describeBackends('cameras', function (backend) {
     expect(fs.readdirSync(path.join(svc.dataDir, 'jobs'))).to.deep.equal([]);
   });
 
-  it('a check that returns 0 renews the reference of its slot from the clip; one that returns more than 0 does not', async () => {
+  it('a check that returns 0 renews the reference of its slot from the clip; one that returns more than 0 against its own slot\'s reference does not', async () => {
     await putReference('dock-3', media.referenceNear, '2026-11-24T22:40:00Z'); // slot 23:00-24:00
     // 02:30 in Berlin: the 23:40 reference is the nearest; the clip scores 0 against it.
     const zero = finished(await check({ camera: 'dock-3', captured_at: '2026-11-25T01:30:00Z' }));
@@ -184,6 +186,33 @@ describeBackends('cameras', function (backend) {
       [zero.job_id, 0],
       [nonZero.job_id, nonZero.probability],
     ]);
+  });
+
+  it("a slot without a reference takes its first from a check under 10 against another slot's, as the first night after a day reference does; a check of 10 or more leaves it empty", async () => {
+    await putReference('yard-1', media.referenceNear, '2026-11-25T11:00:00Z'); // slot 12:00-13:00
+    // 23:10 in Berlin: the day's picture is the only reference; the night clip keeps a little of
+    // the darkening the check excuses, so it does not return 0.
+    const night = finished(await check({ camera: 'yard-1', captured_at: '2026-11-25T22:10:00Z' }, { video: media.clipNight }));
+    expect(night.reference.slot).to.equal('12:00-13:00');
+    expect(night.probability).to.be.above(0).and.below(10);
+    let cam = await camera('yard-1');
+    const learned = cam.references.find((s: any) => s.slot === '23:00-24:00');
+    expect(learned, JSON.stringify(cam.references)).to.exist;
+    expect(learned.references[0]).to.include({ source_job: night.job_id, origin: 'renewed', captured_at: 'Wed, 25 Nov 2026 22:10:00 GMT' });
+    // The night's next check compares night with night, and with its own slot's reference it
+    // renews only at 0.
+    const next = finished(await check({ camera: 'yard-1', captured_at: '2026-11-25T22:40:00Z' }, { video: media.clipNight }));
+    expect(next.reference).to.deep.equal({ slot: '23:00-24:00', captured_at: 'Wed, 25 Nov 2026 22:10:00 GMT', source_job: night.job_id });
+    expect(next.probability).to.be.below(night.probability);
+    cam = await camera('yard-1');
+    expect(cam.references.find((s: any) => s.slot === '23:00-24:00').references).to.have.length(next.probability === 0 ? 2 : 1);
+
+    // 06:10: a covered view against the nearest reference (12:00's) fills no empty slot.
+    const covered = finished(await check({ camera: 'yard-1', captured_at: '2026-11-25T05:10:00Z' }, { video: media.clipCovered }));
+    expect(covered.reference.slot).to.equal('12:00-13:00');
+    expect(covered.probability).to.be.at.least(10);
+    cam = await camera('yard-1');
+    expect(cam.references.map((s: any) => s.slot)).to.deep.equal(['12:00-13:00', '23:00-24:00']);
   });
 
   it('raises the alarm after ALARM_AFTER consecutive checks >= 50 and clears it after CLEAR_AFTER < 50, not before; each change is a signed event', async () => {

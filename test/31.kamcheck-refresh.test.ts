@@ -1,5 +1,6 @@
 // The worker's side of camera references, on real decoded video: the quietest frame of a clip,
-// the refresh of a reference (written only at probability 0 and only when asked), the reference
+// the refresh of a reference (the scene without its passers-by, written only under the probability
+// asked and only when asked), the reference
 // cache (a reference replaced on disk is read again), and clips whose container does not give
 // their frame count.
 import { execFileSync } from 'node:child_process';
@@ -55,7 +56,7 @@ describe('kamcheck reference refresh', function () {
     expect(quietestFrame(workingGrays(last.clip))).to.equal(8);
   });
 
-  it('writes the quietest frame at full size as a JPEG when the probability is 0, and leaves the reference alone', async () => {
+  it('writes the scene without its passers-by at full size as a JPEG when the probability is 0, and leaves the reference alone', async () => {
     // laid out as a data file is (<DATA_DIR>/<folder>/<2 hex>/<name>): its thumbnail goes beside, under tmp
     const refreshPath = path.join(tmp, 'references', 'a0', 'refresh-a.jpg');
     const referenceBytes = fs.readFileSync(quiet25.background);
@@ -66,15 +67,30 @@ describe('kamcheck reference refresh', function () {
 
     const written = readImage(refreshPath);
     expect([written.cols, written.rows]).to.deep.equal([640, 480]);
-    // it is the empty frame (after H.264 and JPEG), not any other frame of the clip
+    // it is the empty scene (after H.264 and JPEG), nearest the clip's empty frame of all its frames
     const differences = quiet25.frames.map((f) => meanDifference(written, f));
     expect(differences.indexOf(Math.min(...differences))).to.equal(quiet25.quiet);
-    expect(differences[quiet25.quiet]).to.be.below(3);
+    expect(differences[quiet25.quiet!]).to.be.below(3);
     expect(fs.existsSync(`${refreshPath}.tmp`)).to.equal(false);
     expect(readImage(path.join(tmp, 'thumbnails', 'references', 'a0', 'refresh-a.jpg')).cols, "the camera list's small copy").to.equal(320);
 
     expect(fs.readFileSync(quiet25.background).equals(referenceBytes)).to.equal(true);
     expect(fs.statSync(quiet25.background).mtimeMs).to.equal(referenceMtime);
+  });
+
+  it('renews from a clip with passers-by in every frame a picture without them', async () => {
+    // frames 250-346 of vtest.avi, 4 apart: pedestrians in every frame
+    const busy = makeQuietClip(path.join(tmp, 'busy'), { count: 25, quiet: null });
+    const refreshPath = path.join(tmp, 'references', 'c0', 'refresh-c.jpg');
+    const r = await runKamcheck({ videoPath: busy.clip, imagePath: busy.background, refreshPath }, () => undefined);
+    expect(r.probability).to.equal(0);
+    expect(r.renewedReference).to.equal(true);
+    // The per-pixel median of the spread frames is the empty scene: nearer to it than any one frame,
+    // the quietest included, which a renewal from a single frame would have written.
+    const written = readImage(refreshPath);
+    const empty = readImage(busy.background);
+    const frameDistances = busy.frames.map((f) => meanDifference(f, empty));
+    expect(meanDifference(written, empty)).to.be.below(0.75 * Math.min(...frameDistances));
   });
 
   it('replaces an existing refresh file', async () => {
@@ -170,6 +186,14 @@ describe('kamcheck job input', () => {
   it('refuses a refreshPath that is not a path', () => {
     expect(() => kamcheckAnalytic.parseInput({ ...base, refreshPath: 7 })).to.throw(InvalidJobInputError);
     expect(() => kamcheckAnalytic.parseInput({ ...base, refreshPath: '' })).to.throw(InvalidJobInputError);
+  });
+
+  it('reads the probability under which a check renews, a whole number from 1 to 100, and refuses others', () => {
+    const renewing = { ...base, refreshPath: '/r.jpg', refreshBelow: 10 };
+    expect(kamcheckAnalytic.parseInput(renewing)).to.deep.equal(renewing);
+    for (const bad of [0, 101, 2.5, '10', null]) {
+      expect(() => kamcheckAnalytic.parseInput({ ...renewing, refreshBelow: bad }), String(bad)).to.throw(InvalidJobInputError, 'refreshBelow');
+    }
   });
 
   it('reads a stream check that learns its reference, and one whose capture failed; refuses a check with neither reference nor place to learn one', () => {

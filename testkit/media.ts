@@ -37,6 +37,8 @@ export interface TestMedia {
   clipScreenCovered: string;
   /** `clip` at 6% of its brightness: too dark to judge (black). */
   clipDark: string;
+  /** `clip` as a night: 0.45 of its light, colours at 0.6, noise sigma 12; a few percent against `referenceNear`. */
+  clipNight: string;
 }
 
 /** Where the screen of `clipScreen` is, as an ignored area: x 0.55-1, y 0-0.45 of the view (176,0 144x108 at 320x240). */
@@ -62,6 +64,7 @@ export function testMedia(): TestMedia {
     clipScreen: f('clip20-screen.mp4'),
     clipScreenCovered: f('clip20-screen-covered.mp4'),
     clipDark: f('clip20-dark.mp4'),
+    clipNight: f('clip20-night.mp4'),
   };
   const h264 = ['-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-movflags', '+faststart'];
   const make = (file: string, build: () => void) => {
@@ -94,6 +97,11 @@ export function testMedia(): TestMedia {
     ffmpeg(['-ss', '20', '-i', vtest, '-f', 'lavfi', '-i', screen, '-filter_complex', `[0:v]scale=320:240[a];[a][1:v]overlay=176:0:shortest=1${after}`, '-frames:v', '20', ...h264, file]);
   make(media.clipScreen, () => withScreen(media.clipScreen, ''));
   make(media.clipScreenCovered, () => withScreen(media.clipScreenCovered, ',drawbox=x=0:y=0:w=176:h=240:color=gray:t=fill'));
+  // a night as the camera's gain leaves it: 0.45 of the light, its colours faded, with sensor noise
+  // (ffmpeg's noise filter has a fixed seed, so the file is the same on every machine)
+  make(media.clipNight, () =>
+    ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '20', '-vf', 'scale=320:240,lutyuv=y=val*0.45:u=128+(val-128)*0.6:v=128+(val-128)*0.6,noise=alls=12:allf=t', ...h264, media.clipNight]),
+  );
   make(media.clipDark, () => ffmpeg(['-ss', '20', '-i', vtest, '-frames:v', '20', '-vf', 'scale=320:240,lutyuv=y=val*0.06', ...h264, media.clipDark]));
   return media;
 }

@@ -15,7 +15,8 @@ export interface QuietClip {
   background: string;
   /** The frames as encoded (BGR, full size); frames[quiet] is the background. */
   frames: cv.Mat[];
-  quiet: number;
+  /** The frame that is the empty scene; null when every frame has pedestrians. */
+  quiet: number | null;
 }
 
 /** Frames 0..FRAMES_READ-1 of vtest.avi at one size, decoded once per process. */
@@ -45,24 +46,18 @@ function vtestFrames(first: number, step: number, count: number, width: number, 
 
 const backgrounds = new Map<string, cv.Mat>();
 
-/** Per-channel per-pixel median of colour pictures. */
-function colourMedian(frames: cv.Mat[]): cv.Mat {
-  const channels = frames.map((f) => f.splitChannels());
-  return new cv.Mat([0, 1, 2].map((c) => perPixelMedian(channels.map((ch) => ch[c]))));
-}
-
 /**
  * `count` frames of vtest.avi, 4 frames apart (pedestrians move between them), with the empty
- * scene in place of frame `quiet`; written under `dir`.
+ * scene in place of frame `quiet` (none when null); written under `dir`.
  */
-export function makeQuietClip(dir: string, { count = 9, quiet = 5, width = 640, height = 480 } = {}): QuietClip {
+export function makeQuietClip(dir: string, { count = 9, quiet = 5 as number | null, width = 640, height = 480 } = {}): QuietClip {
   fs.mkdirSync(dir, { recursive: true });
   // 31 frames over the first 37 s: every pixel shows the floor in most of them
   const key = `${width}x${height}`;
-  if (!backgrounds.has(key)) backgrounds.set(key, colourMedian(vtestFrames(0, 12, 31, width, height)));
+  if (!backgrounds.has(key)) backgrounds.set(key, perPixelMedian(vtestFrames(0, 12, 31, width, height)));
   const background = backgrounds.get(key)!;
   const frames = vtestFrames(250, 4, count, width, height);
-  frames[quiet] = background;
+  if (quiet !== null) frames[quiet] = background;
   const frameDir = path.join(dir, 'frames');
   fs.mkdirSync(frameDir, { recursive: true });
   frames.forEach((f, i) => cv.imwrite(path.join(frameDir, `${String(i).padStart(3, '0')}.png`), f));

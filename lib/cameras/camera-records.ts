@@ -104,7 +104,7 @@ export interface PendingCheck {
   /** The clip's size: a renewed reference has it. */
   width: number;
   height: number;
-  /** Where the worker writes the clip's quietest frame when the check returns 0, and the reference it then becomes. */
+  /** Where the worker writes the clip's renewal picture when the check finds nothing (check-setup.ts), and the reference it then becomes. */
   refresh: { id: string; file: string; slot: number; minuteOfDay: number } | null;
   /**
    * A check that reads the camera's stream: when it was due (now, for one asked for by hand) and

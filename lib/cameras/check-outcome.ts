@@ -42,11 +42,11 @@ export interface CameraHookOptions extends OutcomeStores {
   onStreamCheck?: (latenessS: number, waitS: number | null) => void;
 }
 
-/** What the tamper-check worker reports when it wrote the clip's quietest frame as the camera's next reference. */
+/** What the tamper-check worker reports when it wrote the clip's renewal picture as the camera's next reference. */
 export interface CheckReport {
-  /** The check found 0: the quietest frame is at the check's refresh place. */
+  /** The check found nothing (lib/cameras/check-setup.ts, FIRST_OF_SLOT_BELOW): the renewal picture is at the check's refresh place. */
   renewedReference?: boolean;
-  /** A stream check without a reference: the quietest frame, at the learn place, was its reference. */
+  /** A stream check without a reference: the renewal picture, at the learn place, was its reference. */
   learnedReference?: boolean;
 }
 
@@ -135,7 +135,7 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     await cameras.recordCheck(tx, check.camera, { jobId: job.id, capturedAt: check.capturedAt, finishedAt: at, success, probability, state, latenessMs, waitMs });
     const report = job.report as CheckReport | null;
     if (success && report?.learnedReference) await renewReference(cameras, tx, check, job, at, 'learned');
-    else if (probability === 0 && report?.renewedReference) await renewReference(cameras, tx, check, job, at, 'renewed');
+    else if (success && report?.renewedReference) await renewReference(cameras, tx, check, job, at, 'renewed');
     if (changed) {
       const callbackUrl = typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null;
       // the frame the worker wrote: a stream check's capture, or an uploaded clip's last frame
@@ -178,7 +178,7 @@ async function recordStreamCapture(
   return 'unchanged';
 }
 
-/** The worker wrote the clip's quietest frame where the check's input said; it becomes the slot's reference. */
+/** The worker wrote the clip's renewal picture where the check's input said; it becomes the slot's reference. */
 async function renewReference(cameras: CameraStore, tx: Tx, check: PendingCheck, job: JobRecord, at: number, origin: ReferenceOrigin): Promise<void> {
   const refresh = check.refresh;
   if (!refresh) return;

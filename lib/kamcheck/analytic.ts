@@ -16,12 +16,14 @@ export interface ClipCheckInput {
   /** The upload's `callback_url`: where this job's events go too (lib/webhooks/). */
   callbackUrl?: string;
   /**
-   * Where the worker writes the clip's quietest frame (JPEG, full size) when the check finds
-   * probability 0: a camera's next reference. Absent in uploads with their own reference and in
-   * records stored before cameras existed.
+   * Where the worker writes the clip's scene without its passers-by (JPEG, full size; kamcheck/refresh.ts) when the check's
+   * probability is under `refreshBelow`: a camera's next reference. Absent in uploads with their
+   * own reference and in records stored before cameras existed.
    */
   refreshPath?: string;
-  /** A stream check of a camera without a reference: the clip's quietest frame is written here and checked against. */
+  /** 1 (a check of 0) when absent; more for a time-of-day slot's first reference (lib/cameras/check-setup.ts). */
+  refreshBelow?: number;
+  /** A stream check of a camera without a reference: the clip's renewal picture is written here and checked against. */
   learnPath?: string;
   /** A stream check: the clip's last frame is written here (JPEG), the camera's latest picture. */
   picturePath?: string;
@@ -48,11 +50,18 @@ export const kamcheckAnalytic: Analytic<KamcheckInput> = {
       ...readFields(raw, { videoPath: 'string', videoName: 'string', imageName: 'string' }),
       ...readOptionalFields(raw, { imagePath: 'string', callbackUrl: 'string', refreshPath: 'string', learnPath: 'string', picturePath: 'string' }),
     };
-    const extra = raw as { ignoreAreas?: unknown; darkIsTamper?: unknown };
+    const extra = raw as { ignoreAreas?: unknown; darkIsTamper?: unknown; refreshBelow?: unknown };
     if (extra.ignoreAreas !== undefined) input.ignoreAreas = readAreas(extra.ignoreAreas);
     if (extra.darkIsTamper !== undefined) {
       if (typeof extra.darkIsTamper !== 'boolean') throw new InvalidJobInputError(`the job input's "darkIsTamper" is not true or false`);
       input.darkIsTamper = extra.darkIsTamper;
+    }
+    if (extra.refreshBelow !== undefined) {
+      const below = extra.refreshBelow;
+      if (typeof below !== 'number' || !Number.isInteger(below) || below < 1 || below > 100) {
+        throw new InvalidJobInputError(`the job input's "refreshBelow" is not a whole number from 1 to 100`);
+      }
+      input.refreshBelow = below;
     }
     if (input.refreshPath === '') throw new InvalidJobInputError(`the job input's "refreshPath" is not a path`);
     if (!input.imagePath && !input.learnPath) throw new InvalidJobInputError(`the job input has neither "imagePath" nor "learnPath"`);

@@ -12,6 +12,7 @@ export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progr
       videoPath: input.videoPath,
       imagePath: input.imagePath,
       refreshPath: input.refreshPath,
+      refreshBelow: input.refreshBelow,
       learnPath: input.learnPath,
       picturePath: input.picturePath,
       ignoreAreas: input.ignoreAreas,

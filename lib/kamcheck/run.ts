@@ -6,16 +6,18 @@ import { readWorkingClip } from './clip.js';
 import { workingSize } from './cells.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
 import { loadReference } from './reference.js';
-import { quietestFrame, writeCameraPicture } from './refresh.js';
+import { renewalPicture, writeCameraPicture } from './refresh.js';
 import { ignoredAt, type IgnoreArea } from './ignored.js';
 
 export interface KamcheckRun {
   videoPath: string;
   /** The reference picture; possibly a camera's stored reference shared by other jobs: only read. Absent when learned (`learnPath`). */
   imagePath?: string;
-  /** Where to write the clip's quietest frame (JPEG) when the probability is 0. */
+  /** Where to write the clip's renewal picture (JPEG) when the probability is under `refreshBelow`. */
   refreshPath?: string;
-  /** Without a reference: where to write the clip's quietest frame, which then is the reference. */
+  /** 1 when absent: only a check of 0 renews. */
+  refreshBelow?: number;
+  /** Without a reference: where to write the clip's renewal picture, which then is the reference. */
   learnPath?: string;
   /** Where to write the clip's last frame (JPEG): a camera's latest picture. */
   picturePath?: string;
@@ -52,17 +54,25 @@ export async function runKamcheck(
   if (clip.frameCount > MAX_TAMPER_FRAMES) {
     throw new AnalyticError('too_many_frames', `the clip has more than ${MAX_TAMPER_FRAMES} frames`);
   }
-  const quietest = () => clip.full[quietestFrame(clip.working.map((w) => w.gray))];
+  // the scene without its passers-by, from the spread frames kept at full size (refresh.ts)
+  const writeRenewal = (file: string) => {
+    const picture = renewalPicture(clip.full);
+    try {
+      writeCameraPicture(file, picture);
+    } finally {
+      if (!clip.full.includes(picture)) picture.release();
+    }
+  };
   const learnedReference = reference === null;
   if (!reference) {
-    writeCameraPicture(input.learnPath!, quietest());
+    writeRenewal(input.learnPath!);
     reference = loadReference(input.learnPath!);
   }
   progress(`Analysing ${clip.frameCount} frames`);
   const settings = { ignored: ignoredAt(input.ignoreAreas, reference.size), darkIsTamper: input.darkIsTamper ?? true };
   const result = analyseWorking(reference.working, clip.working, reference.size, settings);
-  const renewedReference = !learnedReference && input.refreshPath !== undefined && result.probability === 0;
-  if (renewedReference) writeCameraPicture(input.refreshPath!, quietest());
+  const renewedReference = !learnedReference && input.refreshPath !== undefined && result.probability < (input.refreshBelow ?? 1);
+  if (renewedReference) writeRenewal(input.refreshPath!);
   if (input.picturePath !== undefined) writeCameraPicture(input.picturePath, clip.full[clip.full.length - 1], PICTURE_JPEG_QUALITY);
   for (const frame of clip.full) frame.release();
   progress(`Tampering probability ${result.probability}%`);
