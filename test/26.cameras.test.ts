@@ -188,6 +188,24 @@ describeBackends('cameras', function (backend) {
     ]);
   });
 
+  it("renews a slot's own reference only from a clip captured RENEW_AFTER_MS (15 minutes) or more after it", async () => {
+    await putReference('lane-4', media.referenceNear, '2026-11-25T10:00:00Z'); // 11:00 in Berlin
+    const count = async () => (await camera('lane-4')).references.find((s: any) => s.slot === '11:00-12:00').references.length;
+    // 5 minutes after it: 0, and nothing renewed
+    const early = finished(await check({ camera: 'lane-4', captured_at: '2026-11-25T10:05:00Z' }));
+    expect(early.probability).to.equal(0);
+    expect(await count()).to.equal(1);
+    // 15 minutes after it: renewed
+    const due = finished(await check({ camera: 'lane-4', captured_at: '2026-11-25T10:15:00Z' }));
+    expect(due.probability).to.equal(0);
+    expect(await count()).to.equal(2);
+    // 5 minutes after that renewal: checked against it, and nothing renewed
+    const after = finished(await check({ camera: 'lane-4', captured_at: '2026-11-25T10:20:00Z' }));
+    expect(after.reference).to.deep.equal({ slot: '11:00-12:00', captured_at: 'Wed, 25 Nov 2026 10:15:00 GMT', source_job: due.job_id });
+    expect(after.probability).to.equal(0);
+    expect(await count()).to.equal(2);
+  });
+
   it("a slot without a reference takes its first from a check under 10 against another slot's, as the first night after a day reference does; a check of 10 or more leaves it empty", async () => {
     await putReference('yard-1', media.referenceNear, '2026-11-25T11:00:00Z'); // slot 12:00-13:00
     // 23:10 in Berlin: the day's picture is the only reference; the night clip keeps a little of
