@@ -28,7 +28,8 @@ async function child(way: 'before' | 'now', rounds: number, clip: string, refere
   const gc = (globalThis as { gc?: () => void }).gc!;
   const stages: Stages = {};
   const add = (name: string, ms: number) => (stages[name] ??= []).push(ms);
-  const refresh = path.join(path.dirname(clip), `refresh-${process.pid}.jpg`);
+  // laid out as a data file (<dir>/<folder>/<2 hex>/<name>), so that its thumbnail goes beside it, under dir
+  const refresh = path.join(path.dirname(clip), 'references', 're', `refresh-${process.pid}.jpg`);
   for (let round = 0; round < rounds + 1; round++) {
     const record = round > 0 ? add : () => undefined; // round 0 warms up
     if (way === 'before') {
