@@ -4,9 +4,8 @@
 // camera's reference nearest in time of day among those of the clip's size), says where the
 // worker writes the clip's renewal picture (the slot's renewed reference when the check finds
 // nothing and the slot's reference is old enough, or the camera's first reference when a stream
-// check finds none), and writes the check's
-// bookkeeping (camera_pending_checks, read when its job finishes: check-outcome.ts) in the job's
-// own transaction. A check that cannot be set up is refused with one wording per cause.
+// check finds none), and writes the check's bookkeeping (camera_pending_checks, read when its job
+// finishes: check-outcome.ts) in the job's own transaction. A check that cannot be set up is refused with one wording per cause.
 import type { Tx } from '../db/database.js';
 import { httpDate } from '../dates.js';
 import type { CameraStore } from './camera-store.js';

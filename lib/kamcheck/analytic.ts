@@ -16,9 +16,9 @@ export interface ClipCheckInput {
   /** The upload's `callback_url`: where this job's events go too (lib/webhooks/). */
   callbackUrl?: string;
   /**
-   * Where the worker writes the clip's scene without its passers-by (JPEG, full size; kamcheck/refresh.ts) when the check's
-   * probability is under `refreshBelow`: a camera's next reference. Absent in uploads with their
-   * own reference and in records stored before cameras existed.
+   * Where the worker writes the clip's scene without its passers-by (JPEG, full size; refresh.ts)
+   * when the check's probability is under `refreshBelow`: a camera's next reference. Absent in
+   * uploads with their own reference and in records stored before cameras existed.
    */
   refreshPath?: string;
   /** 1 (a check of 0) when absent; more for a time-of-day slot's first reference (lib/cameras/check-setup.ts). */
