@@ -6,7 +6,7 @@
 // Whatever the reference froze (rain streaks, snowflakes, a headlight's glare, a person) is
 // then in the reference and not in the clip. Prints per kind the alarms (>= 50) against the
 // case's own reference and against each renewed one, and the highest probability; then, with the
-// same second halves defocused after decoding (a Gaussian, sigma scaled with the picture), how many are detected against each renewed
+// same second halves defocused after decoding (the fixtures' Gaussian, sigma scaled with the picture), how many are detected against each renewed
 // reference, and the lowest probability. Asserts nothing.
 //
 //   node build/scripts/bench-kamcheck-renewed.js [fixture dir] [--kinds a,b] [--sigma S]
@@ -22,6 +22,7 @@ import { perPixelMedian, quietestFrame, REFRESH_JPEG_QUALITY } from '../lib/kamc
 import { MAX_TAMPER_FRAMES } from '../lib/kamcheck/limits.js';
 import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR } from '../testkit/kamcheck-fixtures/manifest.js';
 import { readManifest } from '../testkit/kamcheck-fixtures/generate.js';
+import { defocus } from '../testkit/kamcheck-fixtures/effects.js';
 
 const ALARM = 50;
 /** The defocus applied to the second halves by default: the bench's slight defocus is 2-3.2 px at 640 wide. */
@@ -60,7 +61,7 @@ function main(): void {
       const median = throughJpeg(perPixelMedian(before));
       tally.median.push(analyseTamper(check, median).probability);
       const sigma = sigmaAt640 * (frames[0].cols / 640);
-      const defocused = check.map((f) => f.gaussianBlur(new cv.Size(0, 0), sigma));
+      const defocused = check.map((f) => defocus(f, sigma));
       tally.blurQuietest.push(analyseTamper(defocused, throughJpeg(quietest)).probability);
       tally.blurMedian.push(analyseTamper(defocused, median).probability);
     }
