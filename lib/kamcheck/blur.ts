@@ -35,6 +35,27 @@ function cellEnergyAndVariance(m: cv.Mat): { energy: Float32Array; variance: Flo
   return { energy, variance: cellMoments(m).variance };
 }
 
+/**
+ * cellEnergyAndVariance of a picture in another geometry: the Laplacian energy and the first two
+ * moments are taken in the picture's own pixels, and those maps are carried into the frames'
+ * geometry by `align`. Resampling the picture itself would smooth it (a bilinear warp at half a
+ * pixel halves a fine line's contrast) and take the very detail a defocus is told by: a defocused
+ * clip whose shift fit crosses the compensation threshold would then look as sharp as its
+ * reference. The mean of an energy map survives resampling.
+ */
+function alignedEnergyAndVariance(m: cv.Mat, align: (map: cv.Mat) => cv.Mat): { energy: Float32Array; variance: Float32Array } {
+  const inFrame = (map: cv.Mat) => {
+    const aligned = align(map);
+    return aligned === map ? cellMeans(map) : readAndFree(aligned, cellMeans);
+  };
+  const energy = readAndFree(m.laplacian(cv.CV_32F, 1), (lap) => readAndFree(lap.hMul(lap), inFrame));
+  const mean = inFrame(m);
+  const sq = readAndFree(m.hMul(m), inFrame);
+  const variance = new Float32Array(CELL_COUNT);
+  for (let i = 0; i < CELL_COUNT; i++) variance[i] = Math.max(0, sq[i] - mean[i] * mean[i]);
+  return { energy, variance };
+}
+
 /** Laplacian (3x3, ksize 1) energy of white noise of variance 1: the sum of the squared kernel weights. */
 const LAPLACIAN_NOISE_GAIN = 20;
 
@@ -57,12 +78,17 @@ function sharpness(m: { energy: Float32Array; variance: Float32Array }, usable: 
 }
 
 /**
+ * @param reference the reference in its own geometry (not resampled), grey CV_32F
+ * @param align carries a map of the reference's pixels into the frames' geometry as a new picture
+ *   (shift.ts alignReference; freed here), or returns it as is when the camera has not moved
  * @param noise sensor noise sigma at the working size (noise.ts) of the reference and of each frame
  */
-export function measureBlur(reference: cv.Mat, frames: cv.Mat[], usable: boolean[], noise?: { reference: number; frames: number[] }): BlurMeasurement {
+export function measureBlur(
+  reference: cv.Mat, align: (map: cv.Mat) => cv.Mat, frames: cv.Mat[], usable: boolean[], noise?: { reference: number; frames: number[] },
+): BlurMeasurement {
   const cells = usable.filter(Boolean).length;
   if (cells === 0) return { sharpnessRatio: 1, cells, signal: 0 };
-  const ref = sharpness(cellEnergyAndVariance(reference), usable, noise?.reference ?? 0);
+  const ref = sharpness(alignedEnergyAndVariance(reference, align), usable, noise?.reference ?? 0);
   const signals: number[] = [];
   const ratios = frames.map((f, k) => {
     const m = cellEnergyAndVariance(f);

@@ -28,6 +28,12 @@ export interface TamperMeasurements {
   night: NightMeasurement;
 }
 
+/** The shift between pictures of half the size: the same turn and zoom, half the translation. */
+function atHalfScale(shift: CameraShift): CameraShift {
+  const m = shift.matrix;
+  return m ? { ...shift, matrix: [m[0], m[1], m[2] / 2, m[3], m[4], m[5] / 2] } : shift;
+}
+
 function withoutLit(cells: boolean[], lit: boolean[]): boolean[] {
   return cells.map((c, i) => c && !lit[i]);
 }
@@ -65,7 +71,8 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
   // the pictures made here are freed on the way out, not left to the garbage collector
   return withTemporaries((made) => {
     const shift = estimateShift(ref.gray, frames8, size, checked);
-    const ref32 = made(alignReference(made(ref.gray.convertTo(cv.CV_32F)), shift));
+    const refOwn32 = made(ref.gray.convertTo(cv.CV_32F));
+    const ref32 = made(alignReference(refOwn32, shift));
     const refColour = alignReference(ref.bgr, shift);
     if (refColour !== ref.bgr) made(refColour);
     const frames32 = frames8.map((f) => made(f.convertTo(cv.CV_32F)));
@@ -88,23 +95,26 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     let noise: { reference: number; frames: number[] } | undefined;
     if (night.gainNoise > 0) {
       const clipNoise = median(noiseFrames.map((k) => noiseSigma(frames32[k], inView)));
-      noise = { reference: noiseSigma(ref32, inView), frames: frames32.map(() => clipNoise) };
+      noise = { reference: noiseSigma(refOwn32, inView), frames: frames32.map(() => clipNoise) };
     }
     // at night a darker, noisier view loses contrast and fine detail everywhere: veils and films
     // need more to show (veil.ts)
     const veil = measureVeil(mask, inView, night.atNight ? night.evidence : 0);
     // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
     const sharpCells = night.atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
-    const blur = measureBlur(ref32, frames32, sharpCells, noise);
+    // the focus is compared on the reference's own pixels (blur.ts): resampled, it would lose the
+    // fine detail a defocus takes
+    const blur = measureBlur(refOwn32, (map) => alignReference(map, shift), frames32, sharpCells, noise);
     if (night.atNight) {
       // at night the sharpness is also compared at half the working size, where a defocus still
       // shows and the noise, and what the encoder made of it, is smaller. Each picture's noise is
       // measured there: pyrDown's 5x5 kernel leaves white noise 0.27 of its sigma, not half, and the
       // noise a night clip keeps through its encoder is not white (a headlights case of the bench:
       // 4.0 grey levels at the working size, 0.77 at half), so no fixed factor holds.
-      const refHalf = made(ref32.pyrDown());
+      const refHalf = made(refOwn32.pyrDown());
+      const halfShift = atHalfScale(shift);
       const framesHalf = noiseFrames.map((k) => made(frames32[k].pyrDown()));
-      const half = measureBlur(refHalf, framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
+      const half = measureBlur(refHalf, (map) => alignReference(map, halfShift), framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
       blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
     }
 
