@@ -9,7 +9,10 @@
 // to plain decoding of the same clip and reference. Then, per camera sensitivity level, the share
 // of benign and tamper cases at or above the level's threshold, over all cases and per kind.
 // --measures also prints the distribution of each raw cause measurement per kind (what the
-// scorer's calibration constants were set from).
+// scorer's calibration constants were set from). --cases FILE writes each case's probability and
+// causes as JSON; --compare FILE (such a file, of another version on the same set) prints the
+// cases whose probability moved by COMPARE_MOVED or more, and how the alarms per kind changed.
+import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
@@ -167,8 +170,38 @@ export function formatSensitivities(outcomes: CaseOutcome[]): string {
   return lines.join('\n');
 }
 
+/** A probability change that --compare lists: smaller ones are the noise of a constant's tuning. */
+const COMPARE_MOVED = 5;
+
+type CaseRecord = Record<string, { kind: string; probability: number; causes: TamperCauses }>;
+
+function caseRecord(outcomes: CaseOutcome[]): CaseRecord {
+  return Object.fromEntries(outcomes.map((o) => [o.fixture.id, { kind: o.fixture.kind, probability: o.probability, causes: o.causes }]));
+}
+
+function formatComparison(before: CaseRecord, now: CaseRecord): string {
+  const lines = [`Against ${Object.keys(before).length} cases of the earlier run: moved by ${COMPARE_MOVED} or more, and alarms (p >= ${ALARM_PROBABILITY}) per kind where they changed`];
+  const alarms = new Map<string, [number, number]>();
+  for (const [id, n] of Object.entries(now)) {
+    const b = before[id];
+    if (!b) continue;
+    const a = alarms.get(n.kind) ?? [0, 0];
+    a[0] += b.probability >= ALARM_PROBABILITY ? 1 : 0;
+    a[1] += n.probability >= ALARM_PROBABILITY ? 1 : 0;
+    alarms.set(n.kind, a);
+    if (Math.abs(n.probability - b.probability) >= COMPARE_MOVED) lines.push(`  ${id}: ${b.probability} -> ${n.probability} ${JSON.stringify(n.causes)}`);
+  }
+  for (const [kind, [b, n]] of alarms) if (b !== n) lines.push(`  ${kind}: ${b} -> ${n} at p >= ${ALARM_PROBABILITY}`);
+  if (lines.length === 1) lines.push('  none');
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  const casesAt = args.indexOf('--cases');
+  const casesFile = casesAt >= 0 ? args.splice(casesAt, 2)[1] : undefined;
+  const compareAt = args.indexOf('--compare');
+  const compareFile = compareAt >= 0 ? args.splice(compareAt, 2)[1] : undefined;
   const seedAt = args.indexOf('--seed');
   const seed = seedAt >= 0 ? Number(args.splice(seedAt, 2)[1]) : undefined;
   const kindsAt = args.indexOf('--kinds');
@@ -194,6 +227,8 @@ async function main(): Promise<void> {
   if (args.includes('--measures')) console.log(formatMeasures(outcomes) + '\n');
   console.log(formatSummary(summarise(outcomes)));
   console.log('\n' + formatSensitivities(outcomes));
+  if (casesFile) fs.writeFileSync(casesFile, JSON.stringify(caseRecord(outcomes), null, 1));
+  if (compareFile) console.log('\n' + formatComparison(JSON.parse(fs.readFileSync(compareFile, 'utf8')) as CaseRecord, caseRecord(outcomes)));
 }
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {
