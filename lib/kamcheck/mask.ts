@@ -121,6 +121,9 @@ export interface MaskMeasurement {
   colourShift: number;
 }
 
+// lowPass and detailRms pad the picture with black (opencv4nodejs's gaussianBlur default), which
+// gives the edge cells a shared dark ramp; the masked cause's constants were set with it, and
+// mirroring the border needs them set again (docs/benchmarks.md, references from the stream).
 export function lowPass(m: cv.Mat): cv.Mat {
   return m.gaussianBlur(new cv.Size(0, 0), MASK_LOWPASS_SIGMA);
 }
