@@ -24,7 +24,7 @@ import {
   DESCRIPTOR_INPUT_SIZE,
   FACE_API_MATCH_DISTANCE,
 } from '../lib/facelog/appearance/descriptor.js';
-import { createGenderClassifier, GENDER_CROP, GENDER_FILE, GENDER_INPUT_SIZE } from '../lib/facelog/gender/classifier.js';
+import { createGenderClassifier, GENDER_CROP, GENDER_FILE, GENDER_INPUT_SIZE, litCrop } from '../lib/facelog/gender/classifier.js';
 import type { FaceDetection, FaceLandmarks } from '../lib/facelog/types.js';
 import { lowerRankQuantile } from '../lib/stats.js';
 import { attr, OnnxGraph, ProtoWriter } from '../testkit/models/onnx-writer.js';
@@ -169,6 +169,19 @@ function bytesOf(write: (w: ProtoWriter) => void): number[] {
   write(w);
   return Array.from(w.finish());
 }
+
+describe('gender crop of a dark face', function () {
+  it('is smoothed and lifted evenly to its edges, without a dark frame round the face', function () {
+    const crop = new cv.Mat(GENDER_INPUT_SIZE, GENDER_INPUT_SIZE, cv.CV_8UC3, [30, 30, 30]);
+    const lit = litCrop(crop);
+    const centre = lit.at(GENDER_INPUT_SIZE / 2, GENDER_INPUT_SIZE / 2) as unknown as { x: number };
+    expect(centre.x, 'lifted').to.be.above(60);
+    for (const [r, c] of [[0, 0], [0, GENDER_INPUT_SIZE / 2], [GENDER_INPUT_SIZE - 1, GENDER_INPUT_SIZE - 1]]) {
+      const edge = lit.at(r, c) as unknown as { x: number };
+      expect(edge.x, `pixel ${r},${c}`).to.be.closeTo(centre.x, 1);
+    }
+  });
+});
 
 describe('ONNX writer (testkit/models/onnx-writer.ts)', function () {
   it('encodes protobuf fields as the wire format defines', function () {

@@ -49,12 +49,13 @@ const DARK_FACE_GAIN = 2;
 const DENOISE_SIGMA = 1.2;
 
 /** The crop as the net should see it: a dark face smoothed and lifted (low-light.ts). */
-function litCrop(crop: cv.Mat): cv.Mat {
+export function litCrop(crop: cv.Mat): cv.Mat {
   const at = Math.round(FACE_MIDDLE.from * crop.cols);
   const side = Math.round(FACE_MIDDLE.size * crop.cols);
   const gain = liftGain(meanGrey(crop.getRegion(new cv.Rect(at, at, side, side))));
   if (gain <= DARK_FACE_GAIN) return crop;
-  return lift(crop.gaussianBlur(new cv.Size(0, 0), DENOISE_SIGMA), gain);
+  // mirrored at the crop's border: opencv4nodejs pads with black unless told, a dark frame round the face
+  return lift(crop.gaussianBlur(new cv.Size(0, 0), DENOISE_SIGMA, DENOISE_SIGMA, cv.BORDER_REFLECT_101), gain);
 }
 
 export interface GenderClassifier {
