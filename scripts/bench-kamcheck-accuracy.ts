@@ -13,11 +13,10 @@
 // scorer's calibration constants were set from). --cases FILE writes each case's probability and
 // causes as JSON; --compare FILE (such a file, of another version on the same set) prints the
 // cases whose probability moved by COMPARE_MOVED or more, and how the alarms per kind changed.
-// --nudge PX moves every clip PX px right and PX/2 down at the working size (nudged() below).
+// --nudge PX moves every clip PX px right and PX/2 down at the working size (testkit's nudged()).
 import fs from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import cv from '../lib/video/opencv.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
 import { causeMeasures, combine, scoreCauses, TamperCauses } from '../lib/kamcheck/scorer.js';
@@ -26,6 +25,7 @@ import { quantile } from '../lib/stats.js';
 import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS } from '../testkit/kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
 import { SET_SEEDS } from '../testkit/kamcheck-fixtures/cases.js';
+import { nudged } from '../testkit/kamcheck-fixtures/effects.js';
 import { SENSITIVITIES, TAMPERED_AT } from '../lib/cameras/sensitivity.js';
 
 export interface CaseOutcome {
@@ -51,18 +51,6 @@ export interface AccuracySummary {
 export const ALARM_PROBABILITY = 50;
 
 /** Runs the analytic on every case of a fixture set (decoding as the worker does). */
-/**
- * The clip's frames moved `nudge` px right and half that down at the working size (320 px wide),
- * by whole pixels of the clip so that nothing is resampled, the uncovered edge mirrored: a camera
- * bumped a little, or a PTZ camera back at its preset slightly off.
- */
-function nudged(frames: cv.Mat[], nudge: number): cv.Mat[] {
-  if (nudge === 0) return frames;
-  const px = frames[0].cols / 320;
-  const by = new cv.Mat([[1, 0, Math.round(nudge * px)], [0, 1, Math.round((nudge / 2) * px)]], cv.CV_64F);
-  return frames.map((f) => f.warpAffine(by, new cv.Size(f.cols, f.rows), cv.INTER_NEAREST, cv.BORDER_REFLECT_101));
-}
-
 export function evaluateFixtures(dir: string, manifest: FixtureManifest, onCase?: (o: CaseOutcome) => void, nudge = 0): CaseOutcome[] {
   const outcomes: CaseOutcome[] = [];
   for (const fixture of manifest.cases) {

@@ -22,16 +22,14 @@ import { perPixelMedian, quietestFrame, REFRESH_JPEG_QUALITY } from '../lib/kamc
 import { MAX_TAMPER_FRAMES } from '../lib/kamcheck/limits.js';
 import { BENIGN_KINDS, DEFAULT_BENCH_FIXTURE_DIR } from '../testkit/kamcheck-fixtures/manifest.js';
 import { readManifest } from '../testkit/kamcheck-fixtures/generate.js';
-import { defocus } from '../testkit/kamcheck-fixtures/effects.js';
+import { compressed, defocus } from '../testkit/kamcheck-fixtures/effects.js';
 
 const ALARM = 50;
 /** The defocus applied to the second halves by default: the bench's slight defocus is 2-3.2 px at 640 wide. */
 const DEFOCUS_SIGMA_AT_640 = 2.5;
 
 /** `picture` as a renewal writes and a check reads it: JPEG at REFRESH_JPEG_QUALITY. */
-function throughJpeg(picture: cv.Mat): cv.Mat {
-  return cv.imdecode(cv.imencode('.jpg', picture, [cv.IMWRITE_JPEG_QUALITY, REFRESH_JPEG_QUALITY]));
-}
+const throughJpeg = (picture: cv.Mat) => compressed(picture, REFRESH_JPEG_QUALITY);
 
 function main(): void {
   const args = process.argv.slice(2);

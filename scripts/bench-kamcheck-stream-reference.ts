@@ -21,7 +21,8 @@ import { MAX_TAMPER_FRAMES } from '../lib/kamcheck/limits.js';
 import { median } from '../lib/stats.js';
 import { DEFAULT_BENCH_FIXTURE_DIR } from '../testkit/kamcheck-fixtures/manifest.js';
 import { readManifest } from '../testkit/kamcheck-fixtures/generate.js';
-import { CasePlan, NIGHT_KINDS, planSet, renderCase, vtestFramesNeeded } from '../testkit/kamcheck-fixtures/cases.js';
+import { CasePlan, planSet, renderCase, rendersAtNight, vtestFramesNeeded } from '../testkit/kamcheck-fixtures/cases.js';
+import { compressed } from '../testkit/kamcheck-fixtures/effects.js';
 import { loadVtestFrames, NoiseBank, VTEST_FRAMES } from '../testkit/kamcheck-fixtures/scenes.js';
 import { encodeH264 } from '../testkit/kamcheck-fixtures/encode.js';
 import { Prng } from '../testkit/kamcheck-fixtures/prng.js';
@@ -43,7 +44,7 @@ async function streamReference(plan: CasePlan, vtest: Map<number, cv.Mat>, noise
   const frames = readVideoFrames(file, MAX_TAMPER_FRAMES + 1).frames;
   fs.rmSync(file);
   const picture = renewalPicture(spread(frames));
-  return cv.imdecode(cv.imencode('.jpg', picture, [cv.IMWRITE_JPEG_QUALITY, REFRESH_JPEG_QUALITY]));
+  return compressed(picture, REFRESH_JPEG_QUALITY);
 }
 
 async function main(): Promise<void> {
@@ -53,10 +54,9 @@ async function main(): Promise<void> {
   const dir = args[0] ?? DEFAULT_BENCH_FIXTURE_DIR;
   const manifest = readManifest(dir);
   if (!manifest) throw new Error(`no fixture set in ${dir}`);
-  const night = new Set<string>(NIGHT_KINDS.filter((k) => k !== 'slight_defocus' && k !== 'moved_slight'));
   const byId = new Map(manifest.cases.map((c) => [c.id, c]));
   const plans = planSet(manifest.set, manifest.seed)
-    .filter((p) => byId.has(p.id) && !night.has(p.kind) && (!kindsArg || kindsArg.includes(p.kind)));
+    .filter((p) => byId.has(p.id) && !rendersAtNight(p.kind) && (!kindsArg || kindsArg.includes(p.kind)));
   const quiet = plans.map(quietPlan);
   const vtest = loadVtestFrames(vtestFramesNeeded(quiet));
   const noise = new NoiseBank(new Prng(manifest.seed * 7919 + 1));

@@ -15,7 +15,7 @@ import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import cv from '../lib/video/opencv.js';
 import { BENIGN_KINDS, CaseKind, DEFAULT_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS, TamperKind } from '../testkit/kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
-import { applyLuts, defocus, gainLut, gammaLut, solid } from '../testkit/kamcheck-fixtures/effects.js';
+import { applyLuts, defocus, gainLut, gammaLut, nudged, solid } from '../testkit/kamcheck-fixtures/effects.js';
 import { filmEffect } from '../testkit/kamcheck-fixtures/films.js';
 import { NoiseBank } from '../testkit/kamcheck-fixtures/scenes.js';
 import { Prng } from '../testkit/kamcheck-fixtures/prng.js';
@@ -197,9 +197,7 @@ describe('kamcheck analyseTamper on the generated test set', function () {
     for (const fixture of cases) {
       const clip = readVideoFrames(path.join(FIXTURES, fixture.id, 'clip.mp4'), 26);
       const reference = readImage(path.join(FIXTURES, fixture.id, 'reference.png'));
-      const px = clip.width / 320;
-      const nudge = new cv.Mat([[1, 0, Math.round(3 * px)], [0, 1, Math.round(1.5 * px)]], cv.CV_64F);
-      const moved = clip.frames.map((f) => f.warpAffine(nudge, new cv.Size(f.cols, f.rows), cv.INTER_NEAREST, cv.BORDER_REFLECT_101));
+      const moved = nudged(clip.frames, 3);
       const still = analyseTamper(moved, reference);
       expect(still.causes.blur, describeResult(fixture, still)).to.be.below(50);
       const soft = analyseTamper(moved.map((f) => defocus(f, (2 * clip.width) / 640)), reference);

@@ -8,7 +8,8 @@
 // keeps the strong edges that dominate the sums while defocus softens them too.
 import cv, { readAndFree } from '../video/opencv.js';
 import { median } from '../stats.js';
-import { CELL_COUNT, cellMeans, cellMoments } from './cells.js';
+import { asIs, carriedCellMeans, CELL_COUNT, cellMoments } from './cells.js';
+import { alignReference, type CameraShift } from './shift.js';
 
 /** Grey-level variance added per cell so that nearly flat cells (noise only) do not dominate. */
 const VARIANCE_FLOOR = 4;
@@ -30,30 +31,15 @@ export interface BlurMeasurement {
 /** Contrast (grey-level std at the working size, noise removed) that the median usable cell needs for the focus to be judged. */
 export const BLUR_MIN_SIGNAL = 2;
 
-function cellEnergyAndVariance(m: cv.Mat): { energy: Float32Array; variance: Float32Array } {
-  const energy = readAndFree(m.laplacian(cv.CV_32F, 1), (lap) => readAndFree(lap.hMul(lap), cellMeans));
-  return { energy, variance: cellMoments(m).variance };
-}
-
 /**
- * cellEnergyAndVariance of a picture in another geometry: the Laplacian energy and the first two
- * moments are taken in the picture's own pixels, and those maps are carried into the frames'
- * geometry by `align`. Resampling the picture itself would smooth it (a bilinear warp at half a
- * pixel halves a fine line's contrast) and take the very detail a defocus is told by: a defocused
- * clip whose shift fit crosses the compensation threshold would then look as sharp as its
- * reference. The mean of an energy map survives resampling.
+ * Per-cell Laplacian energy and variance of `m`, taken in its own pixels and carried into the
+ * frames' geometry by `carry` (a reference when the camera shifted). Resampling the picture itself
+ * would smooth it (a bilinear warp at half a pixel halves a fine line's contrast) and take the very
+ * detail a defocus is told by; the means of the energy and moment maps survive resampling.
  */
-function alignedEnergyAndVariance(m: cv.Mat, align: (map: cv.Mat) => cv.Mat): { energy: Float32Array; variance: Float32Array } {
-  const inFrame = (map: cv.Mat) => {
-    const aligned = align(map);
-    return aligned === map ? cellMeans(map) : readAndFree(aligned, cellMeans);
-  };
-  const energy = readAndFree(m.laplacian(cv.CV_32F, 1), (lap) => readAndFree(lap.hMul(lap), inFrame));
-  const mean = inFrame(m);
-  const sq = readAndFree(m.hMul(m), inFrame);
-  const variance = new Float32Array(CELL_COUNT);
-  for (let i = 0; i < CELL_COUNT; i++) variance[i] = Math.max(0, sq[i] - mean[i] * mean[i]);
-  return { energy, variance };
+function cellEnergyAndVariance(m: cv.Mat, carry: (map: cv.Mat) => cv.Mat = asIs): { energy: Float32Array; variance: Float32Array } {
+  const energy = readAndFree(m.laplacian(cv.CV_32F, 1), (lap) => readAndFree(lap.hMul(lap), (e) => carriedCellMeans(e, carry)));
+  return { energy, variance: cellMoments(m, carry).variance };
 }
 
 /** Laplacian (3x3, ksize 1) energy of white noise of variance 1: the sum of the squared kernel weights. */
@@ -79,16 +65,16 @@ function sharpness(m: { energy: Float32Array; variance: Float32Array }, usable: 
 
 /**
  * @param reference the reference in its own geometry (not resampled), grey CV_32F
- * @param align carries a map of the reference's pixels into the frames' geometry as a new picture
- *   (shift.ts alignReference; freed here), or returns it as is when the camera has not moved
+ * @param shift the camera's shift at this picture size (shift.ts): the reference's maps are carried
+ *   into the frames' geometry by it
  * @param noise sensor noise sigma at the working size (noise.ts) of the reference and of each frame
  */
 export function measureBlur(
-  reference: cv.Mat, align: (map: cv.Mat) => cv.Mat, frames: cv.Mat[], usable: boolean[], noise?: { reference: number; frames: number[] },
+  reference: cv.Mat, shift: CameraShift, frames: cv.Mat[], usable: boolean[], noise?: { reference: number; frames: number[] },
 ): BlurMeasurement {
   const cells = usable.filter(Boolean).length;
   if (cells === 0) return { sharpnessRatio: 1, cells, signal: 0 };
-  const ref = sharpness(alignedEnergyAndVariance(reference, align), usable, noise?.reference ?? 0);
+  const ref = sharpness(cellEnergyAndVariance(reference, (map) => alignReference(map, shift)), usable, noise?.reference ?? 0);
   const signals: number[] = [];
   const ratios = frames.map((f, k) => {
     const m = cellEnergyAndVariance(f);

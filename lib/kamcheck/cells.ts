@@ -103,10 +103,22 @@ export function cellMeans(m: cv.Mat): Float32Array {
   });
 }
 
-/** Per-cell mean and variance of a CV_32F picture. */
-export function cellMoments(m: cv.Mat): { mean: Float32Array; variance: Float32Array } {
-  const mean = cellMeans(m);
-  const sq = readAndFree(m.hMul(m), cellMeans);
+/** A map left in its own geometry. */
+export const asIs = (map: cv.Mat): cv.Mat => map;
+
+/**
+ * cellMeans of `map` after `carry` takes it into another geometry (a new picture, freed here, or
+ * the map itself): a mean of a map survives resampling where the detail of a picture does not.
+ */
+export function carriedCellMeans(map: cv.Mat, carry: (map: cv.Mat) => cv.Mat): Float32Array {
+  const carried = carry(map);
+  return carried === map ? cellMeans(map) : readAndFree(carried, cellMeans);
+}
+
+/** Per-cell mean and variance of a CV_32F picture, in the geometry `carry` takes its moments to. */
+export function cellMoments(m: cv.Mat, carry: (map: cv.Mat) => cv.Mat = asIs): { mean: Float32Array; variance: Float32Array } {
+  const mean = carriedCellMeans(m, carry);
+  const sq = readAndFree(m.hMul(m), (m2) => carriedCellMeans(m2, carry));
   const variance = new Float32Array(CELL_COUNT);
   for (let i = 0; i < CELL_COUNT; i++) variance[i] = Math.max(0, sq[i] - mean[i] * mean[i]);
   return { mean, variance };

@@ -4,7 +4,7 @@
 // does not leak into another.
 import cv, { withTemporaries } from '../video/opencv.js';
 import { cellColours, noiseReadFrames, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
-import { alignReference, CameraShift, cellsInView, estimateShift } from './shift.js';
+import { alignReference, atHalfScale, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
 import { noiseSigma } from './noise.js';
@@ -26,12 +26,6 @@ export interface TamperMeasurements {
   black: BlackMeasurement;
   veil: VeilMeasurement;
   night: NightMeasurement;
-}
-
-/** The shift between pictures of half the size: the same turn and zoom, half the translation. */
-function atHalfScale(shift: CameraShift): CameraShift {
-  const m = shift.matrix;
-  return m ? { ...shift, matrix: [m[0], m[1], m[2] / 2, m[3], m[4], m[5] / 2] } : shift;
 }
 
 function withoutLit(cells: boolean[], lit: boolean[]): boolean[] {
@@ -104,7 +98,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     const sharpCells = night.atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
     // the focus is compared on the reference's own pixels (blur.ts): resampled, it would lose the
     // fine detail a defocus takes
-    const blur = measureBlur(refOwn32, (map) => alignReference(map, shift), frames32, sharpCells, noise);
+    const blur = measureBlur(refOwn32, shift, frames32, sharpCells, noise);
     if (night.atNight) {
       // at night the sharpness is also compared at half the working size, where a defocus still
       // shows and the noise, and what the encoder made of it, is smaller. Each picture's noise is
@@ -112,9 +106,8 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
       // noise a night clip keeps through its encoder is not white (a headlights case of the bench:
       // 4.0 grey levels at the working size, 0.77 at half), so no fixed factor holds.
       const refHalf = made(refOwn32.pyrDown());
-      const halfShift = atHalfScale(shift);
       const framesHalf = noiseFrames.map((k) => made(frames32[k].pyrDown()));
-      const half = measureBlur(refHalf, (map) => alignReference(map, halfShift), framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
+      const half = measureBlur(refHalf, atHalfScale(shift), framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
       blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
     }
 

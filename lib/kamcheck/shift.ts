@@ -107,6 +107,12 @@ export function alignReference(reference: cv.Mat, shift: CameraShift): cv.Mat {
   return reference.warpAffine(mat, new cv.Size(reference.cols, reference.rows), cv.INTER_LINEAR + cv.WARP_INVERSE_MAP, cv.BORDER_REPLICATE);
 }
 
+/** The shift between pictures of half the size: the same turn and zoom, half the translation. */
+export function atHalfScale(shift: CameraShift): CameraShift {
+  const m = shift.matrix;
+  return m ? { ...shift, matrix: [m[0], m[1], m[2] / 2, m[3], m[4], m[5] / 2] } : shift;
+}
+
 /** Which grid cells of the frame are entirely seen in the (shifted) reference. */
 export function cellsInView(shift: CameraShift, size: WorkingSize): boolean[] {
   const inView = new Array<boolean>(CELL_COUNT).fill(true);

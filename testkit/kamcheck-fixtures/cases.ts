@@ -8,7 +8,7 @@ import {
   VTEST_BUSY, VTEST_FRAMES, VTEST_QUIET,
 } from './scenes.js';
 import {
-  applyLuts, applyShadow, clipGainLut, defocus, fullCover, gainLut, gammaLut, occlude, randomMaskRect, rain,
+  applyLuts, applyShadow, clipGainLut, compressed, defocus, fullCover, gainLut, gammaLut, occlude, randomMaskRect, rain,
   rectOccluder, shadowMap, solid,
 } from './effects.js';
 import { filmEffect, foggedWindow, haze, smearedFull, smearedPartial, sprayMist } from './films.js';
@@ -101,6 +101,11 @@ export interface RenderedCase {
   params: Record<string, number | string>;
 }
 
+/** A kind whose clip is a night (renderNightCase): the night kinds but the slight ones, which are by day. */
+export function rendersAtNight(kind: CaseKind): boolean {
+  return (NIGHT_KINDS as string[]).includes(kind) && kind !== 'slight_defocus' && kind !== 'moved_slight';
+}
+
 export function sceneName(s: SceneChoice): string {
   return s.type === 'vtest' ? `vtest@${s.refFrame}/${s.clipStart}` : s.file;
 }
@@ -133,7 +138,7 @@ export function renderCase(plan: CasePlan, vtest: Map<number, cv.Mat>, noise: No
   if (kind === 'moved') clipView = movedView(rng, refView, srcW, srcH, W, H, params);
   if (kind === 'moved_slight') clipView = slightlyMovedView(rng, refView, srcW, srcH, W, H, params);
 
-  if ((NIGHT_KINDS as string[]).includes(kind) && kind !== 'slight_defocus' && kind !== 'moved_slight') {
+  if (rendersAtNight(kind)) {
     return renderNightCase(plan, rng, refSource, clipSource, refView, noise, params);
   }
 
@@ -210,11 +215,6 @@ function renderNightCase(
     frames.push(sensor(lights(look.apply(optics(renderView(clipSource(t), view, W, H))), t)));
   }
   return { reference, frames, crf, params };
-}
-
-/** A picture through JPEG at `quality`: compression's loss of noise and fine detail, without an encoder process. */
-function compressed(picture: cv.Mat, quality: number): cv.Mat {
-  return cv.imdecode(cv.imencode('.jpg', picture, [cv.IMWRITE_JPEG_QUALITY, quality]));
 }
 
 /** A small turn of the camera: 1.5-3 degrees, or a shift of 2.5-4.5% of the view's width. */

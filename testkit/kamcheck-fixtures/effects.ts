@@ -45,6 +45,23 @@ export function gammaLut(gamma: number): Lut {
   return lut((x) => 255 * Math.pow(x / 255, gamma));
 }
 
+/** A picture through JPEG at `quality`: compression's loss of noise and fine detail, without an encoder process. */
+export function compressed(picture: cv.Mat, quality: number): cv.Mat {
+  return cv.imdecode(cv.imencode('.jpg', picture, [cv.IMWRITE_JPEG_QUALITY, quality]));
+}
+
+/**
+ * `frames` moved `by` px right and half that down at the working size (320 px wide), by whole
+ * pixels of the clip so that nothing is resampled, the uncovered edge mirrored: a camera bumped a
+ * little, or a PTZ camera back at its preset slightly off.
+ */
+export function nudged(frames: cv.Mat[], by: number): cv.Mat[] {
+  if (by === 0) return frames;
+  const px = frames[0].cols / 320;
+  const shift = new cv.Mat([[1, 0, Math.round(by * px)], [0, 1, Math.round((by / 2) * px)]], cv.CV_64F);
+  return frames.map((f) => f.warpAffine(shift, new cv.Size(f.cols, f.rows), cv.INTER_NEAREST, cv.BORDER_REFLECT_101));
+}
+
 /** Gaussian defocus; large sigmas are done at a reduced size (same result, 10x faster at 1080p). */
 export function defocus(frame: cv.Mat, sigma: number): cv.Mat {
   const k = Math.floor(sigma / 3);
