@@ -121,11 +121,11 @@ export interface MaskMeasurement {
   colourShift: number;
 }
 
-// lowPass and detailRms pad the picture with black (opencv4nodejs's gaussianBlur default), which
-// gives the edge cells a shared dark ramp; the masked cause's constants were set with it, and
-// mirroring the border needs them set again (docs/benchmarks.md, references from the stream).
+// lowPass and detailRms pad the picture with black, which gives the edge cells a shared dark ramp;
+// the masked cause's constants were set with it (it was opencv4nodejs's default), and mirroring
+// the border needs them set again (docs/benchmarks.md, references from the stream).
 export function lowPass(m: cv.Mat): cv.Mat {
-  return m.gaussianBlur(new cv.Size(0, 0), MASK_LOWPASS_SIGMA);
+  return m.gaussianBlur(new cv.Size(0, 0), MASK_LOWPASS_SIGMA, MASK_LOWPASS_SIGMA, cv.BORDER_CONSTANT);
 }
 
 /**
@@ -260,7 +260,7 @@ export function measureMask(
 /** Per cell, the RMS of a low-passed picture's fine-detail band: the picture less a wider blur of it, at half size. */
 function detailRms(lowPassed: cv.Mat): Float32Array {
   const half = lowPassed.pyrDown();
-  const wide = half.gaussianBlur(new cv.Size(0, 0), DETAIL_BAND_SIGMA / 2);
+  const wide = half.gaussianBlur(new cv.Size(0, 0), DETAIL_BAND_SIGMA / 2, DETAIL_BAND_SIGMA / 2, cv.BORDER_CONSTANT);
   const band = half.sub(wide);
   for (const m of [half, wide]) m.release();
   return readAndFree(band, (b) => readAndFree(b.hMul(b), cellMeans)).map(Math.sqrt);
