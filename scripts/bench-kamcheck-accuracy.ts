@@ -4,7 +4,8 @@
 //     [--cases FILE] [--compare FILE] [--nudge PX]
 //
 // --kinds limits the set to those kinds (generated on their own when the set lacks them).
-// Generates the bench set first when its manifest is missing. Prints, per tamper kind, the
+// Generates the bench set first when its manifest is missing, or when a set of the same seed lacks
+// kinds; a directory that holds another seed's draw is left as it is (the run stops and says so). Prints, per tamper kind, the
 // detection rate at probability >= 50; per benign kind the false-alarm rate; the ROC AUC of the
 // probability; and per resolution the analysis time (p50/p95), decode + analysis, and their ratio
 // to plain decoding of the same clip and reference. Then, per camera sensitivity level, the share
@@ -199,8 +200,14 @@ function formatComparison(before: CaseRecord, now: CaseRecord): string {
   return lines.join('\n');
 }
 
+const USAGE = 'usage: bench-kamcheck-accuracy.js [fixture dir] [--seed N] [--kinds a,b] [--measures] [--cases FILE] [--compare FILE] [--nudge PX]';
+
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
+  if (args.includes('--help') || args.includes('-h')) {
+    console.log(USAGE);
+    return;
+  }
   const casesAt = args.indexOf('--cases');
   const casesFile = casesAt >= 0 ? args.splice(casesAt, 2)[1] : undefined;
   const compareAt = args.indexOf('--compare');
@@ -214,10 +221,16 @@ async function main(): Promise<void> {
   const kinds = kindsAt >= 0 ? args.splice(kindsAt, 2)[1].split(',') : undefined;
   const unknown = kinds?.filter((k) => !(TAMPER_KINDS as readonly string[]).includes(k) && !(BENIGN_KINDS as readonly string[]).includes(k));
   if (unknown?.length) throw new Error(`unknown kinds: ${unknown.join(', ')}`);
+  const options = args.filter((a) => a.startsWith('-') && a !== '--measures');
+  if (options.length > 0) throw new Error(`unknown option ${options.join(', ')}\n${USAGE}`);
   const dir = args.find((a) => !a.startsWith('-')) ?? DEFAULT_BENCH_FIXTURE_DIR;
   let manifest = readManifest(dir);
+  // regenerating would delete the directory: another seed's draw may have taken long to make and
+  // be the only copy of a held-out set
+  const wanted = seed ?? SET_SEEDS.bench;
+  if (manifest && manifest.seed !== wanted) throw new Error(`${dir} holds the draw of seed ${manifest.seed}, not ${wanted}: pass --seed ${manifest.seed}, or another directory`);
   const has = (k: string) => manifest!.cases.some((c) => c.kind === k);
-  if (!manifest || (seed !== undefined && manifest.seed !== seed) || !(kinds ?? [...TAMPER_KINDS, ...BENIGN_KINDS]).every(has)) {
+  if (!manifest || !(kinds ?? [...TAMPER_KINDS, ...BENIGN_KINDS]).every(has)) {
     console.log(`generating the bench set in ${dir}` + (kinds ? ` (${kinds.join(', ')})` : ''));
     manifest = await generateFixtureSet('bench', dir, (l) => console.log(l), seed, kinds);
   }
