@@ -7,9 +7,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
+import { measureTamper } from '../lib/kamcheck/measure.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import { generateFixtureSet } from '../testkit/kamcheck-fixtures/generate.js';
 import { NIGHT_KINDS } from '../testkit/kamcheck-fixtures/cases.js';
+import { nudged } from '../testkit/kamcheck-fixtures/effects.js';
 import type { FixtureCase } from '../testkit/kamcheck-fixtures/manifest.js';
 
 /** A third of the day's light, noise sigma 11, all of it gone after x264: a veiled region (99) unless the night lowers the veil's thresholds. */
@@ -18,6 +20,8 @@ const DARK_ENCODED = 'bench-581-night_dark-320x240';
 const HEADLIGHTS = 'bench-638-headlights-1920x1080';
 /** Slight defocus at night against a night reference (sigma 0.5% of the width, infrared and colour), which the working size misses and half of it finds. */
 const SLIGHT_DEFOCUS = ['bench-527-night_defocus-640x480', 'bench-530-night_defocus-1280x720'];
+/** Snow at night through a 1920x1080 clip (noise sigma 9.6) against a day reference: no frame's ORB fit has a single inlier, the flakes' corners drown the scene's. */
+const SNOW = 'bench-679-night_precipitation-1920x1080';
 /** Seed 7: a third of the day's light whose noise x264 took and whose colour stayed (0.87 kept), 1.46 stops darker: exposure 67 unless its deeper shadows (tone slope 1.09) excuse the darkening. */
 const DARK_CLEAN = 'bench-589-night_dark-640x480';
 /** Seed 2: an under-exposure (gain 0.24, 2.03 stops darker) whose tone slope is the highest of its kind, 0.98: it stays an alarm. */
@@ -31,7 +35,7 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-night-'));
     const draws = [
-      { seed: 2, kinds: NIGHT_KINDS, ids: [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS] },
+      { seed: 2, kinds: NIGHT_KINDS, ids: [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS, SNOW] },
       { seed: 2, kinds: ['underexposed' as const], ids: [UNDEREXPOSED] },
       { seed: 7, kinds: NIGHT_KINDS, ids: [DARK_CLEAN] },
     ];
@@ -48,11 +52,12 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  function analyse(id: string) {
+  function analyse(id: string, nudge = 0) {
     const fixture = cases.get(id)!;
-    const clip = readVideoFrames(path.join(fixture.dir, id, 'clip.mp4'), 26);
-    const result = analyseTamper(clip.frames, readImage(path.join(fixture.dir, id, 'reference.png')));
-    return { result, said: `${id} ${JSON.stringify(fixture.params)}: p=${result.probability} ${JSON.stringify(result.causes)}` };
+    const frames = nudged(readVideoFrames(path.join(fixture.dir, id, 'clip.mp4'), 26).frames, nudge);
+    const reference = readImage(path.join(fixture.dir, id, 'reference.png'));
+    const result = analyseTamper(frames, reference);
+    return { result, frames, reference, said: `${id} ${JSON.stringify(fixture.params)}: p=${result.probability} ${JSON.stringify(result.causes)}` };
   }
 
   it('does not read the contrast a dark, encoded night clip lost as a veil', function () {
@@ -81,4 +86,16 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     const under = analyse(UNDEREXPOSED);
     expect(under.result.causes.exposure, under.said).to.be.at.least(50);
   });
+
+  it('finds how far a camera in the snow at night was nudged, from the clip\'s median picture', function () {
+    // 3 px right and 1.5 down at the working size, as a pole swaying in the wind: compared where it
+    // was, every structured cell decorrelates and the clip reads as masked (100)
+    const { result, frames, reference, said } = analyse(SNOW, 3);
+    const shift = measureTamper(frames, reference).shift;
+    expect(shift.matrix, said).to.not.equal(null);
+    expect(shift.matrix![2], `${said} ${shift.matrix}`).to.be.closeTo(-3, 0.5);
+    expect(shift.matrix![5], `${said} ${shift.matrix}`).to.be.closeTo(-1.5, 0.5);
+    expect(result.probability, said).to.be.below(50);
+  });
 });
+

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import cv from '../lib/video/opencv.js';
-import { perPixelMedian } from '../lib/kamcheck/refresh.js';
+import { perPixelMedian } from '../lib/kamcheck/pixel-median.js';
 import { VTEST_AVI } from './opencv-data.js';
 
 export interface QuietClip {

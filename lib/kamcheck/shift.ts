@@ -1,12 +1,14 @@
 // Cause "moved": the camera looks elsewhere than in the reference (turned, pushed, rotated).
 // Measurement: the similarity transform (translation, rotation, zoom) from a few frames to the
-// reference, by ORB features matched across the two and a RANSAC fit; reported as the largest
+// reference, by ORB features matched across the two and a RANSAC fit (or from the clip's per-pixel
+// median, where the frames' own fits are weak: rain, snow, night noise); reported as the largest
 // displacement of a view corner, as a fraction of the view width. The transform is also used to
 // compensate the shift before the other causes compare cells, so a moved camera does not also
 // look masked or blurred.
 import cv from '../video/opencv.js';
 import { median } from '../stats.js';
 import { CELL_COUNT, GRID_COLS, GRID_ROWS, WorkingSize } from './cells.js';
+import { perPixelMedian } from './pixel-median.js';
 
 /** Frames matched against the reference (first, middle, last): people move, the background does not. */
 export const SHIFT_SAMPLE_FRAMES = 3;
@@ -16,6 +18,12 @@ export const SHIFT_MIN_INLIERS = 12;
 export const SHIFT_RANSAC_PX = 2;
 /** 0.15: largest zoom change of a plausible fit (the moved fixtures fit at 0.98-1.02). */
 export const SHIFT_MAX_SCALE_CHANGE = 0.15;
+/**
+ * Inliers (twice SHIFT_MIN_INLIERS) below which the sampled frames' fit is weak, and the clip's
+ * per-pixel median is fitted too. A static scene by day gives 190-250; the night's rain, snow and
+ * gain noise, 0-24 (1920x1080 clips of the bench, whose median picture gives 77-144).
+ */
+export const SHIFT_WEAK_INLIERS = 24;
 /** 0.004 of the width (1.3 px): smaller displacements are left uncompensated (noise of the fit). */
 export const SHIFT_COMPENSATE_MIN = 0.004;
 
@@ -30,7 +38,7 @@ export interface CameraShift {
   matrix: number[] | null;
   /** Largest displacement of a view corner, fraction of the view width; 0 when unknown. */
   displacement: number;
-  /** Median RANSAC inliers of the sampled frames (0 when no fit). */
+  /** Median RANSAC inliers of the sampled frames, or of the clip's median picture when it fitted (0 when no fit). */
   inliers: number;
 }
 
@@ -91,12 +99,24 @@ export function estimateShift(reference8: cv.Mat, frames8: cv.Mat[], size: Worki
   const ref = features(reference8, checked);
   const picks = new Set([0, Math.floor((frames8.length - 1) / 2), frames8.length - 1].slice(0, SHIFT_SAMPLE_FRAMES));
   const fits = [...picks].map((i) => fit(features(frames8[i], checked), ref)).filter((f) => f !== null);
+  let shift: CameraShift = { matrix: null, displacement: 0, inliers: 0 };
   // a majority of the sampled frames must agree that there is a fit at all
-  if (fits.length === 0 || fits.length * 2 < picks.size) return { matrix: null, displacement: 0, inliers: 0 };
-  // the fit with the median displacement: one frame dominated by a passer-by does not decide
-  const scored = fits.map((f) => ({ ...f, d: cornerDisplacement(f.matrix, size) })).sort((a, b) => a.d - b.d);
-  const chosen = scored[Math.floor((scored.length - 1) / 2)];
-  return { matrix: chosen.matrix, displacement: chosen.d / size.width, inliers: median(fits.map((f) => f.inliers)) };
+  if (fits.length > 0 && fits.length * 2 >= picks.size) {
+    // the fit with the median displacement: one frame dominated by a passer-by does not decide
+    const scored = fits.map((f) => ({ ...f, d: cornerDisplacement(f.matrix, size) })).sort((a, b) => a.d - b.d);
+    const chosen = scored[Math.floor((scored.length - 1) / 2)];
+    shift = { matrix: chosen.matrix, displacement: chosen.d / size.width, inliers: median(fits.map((f) => f.inliers)) };
+  }
+  if (shift.inliers >= SHIFT_WEAK_INLIERS || frames8.length < 3) return shift;
+  // rain, snow and the noise of a night camera put corners of their own in every frame, and the
+  // scene's few are lost among them: the clip's per-pixel median keeps the scene and drops them
+  const still = perPixelMedian(frames8);
+  try {
+    const m = fit(features(still, checked), ref);
+    return m && m.inliers > shift.inliers ? { matrix: m.matrix, displacement: cornerDisplacement(m.matrix, size) / size.width, inliers: m.inliers } : shift;
+  } finally {
+    if (!frames8.includes(still)) still.release();
+  }
 }
 
 /** The reference resampled into the frame's geometry (identity when the shift is negligible or unknown). */
