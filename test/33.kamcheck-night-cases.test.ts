@@ -22,6 +22,8 @@ const HEADLIGHTS = 'bench-638-headlights-1920x1080';
 const SLIGHT_DEFOCUS = ['bench-527-night_defocus-640x480', 'bench-530-night_defocus-1280x720'];
 /** Snow at night through a 1920x1080 clip (noise sigma 9.6) against a day reference: no frame's ORB fit has a single inlier, the flakes' corners drown the scene's. */
 const SNOW = 'bench-679-night_precipitation-1920x1080';
+/** Seed 7, by day: a thin paint mist over a 320x240 view with 1.46 grey levels of fine noise, no darker and no paler than its reference: masked 18 when its noise alone excused the view's contrast loss. */
+const NOISY_MIST = 'bench-401-spray_mist-320x240';
 /** Seed 7: a third of the day's light whose noise x264 took and whose colour stayed (0.87 kept), 1.46 stops darker: exposure 67 unless its deeper shadows (tone slope 1.09) excuse the darkening. */
 const DARK_CLEAN = 'bench-589-night_dark-640x480';
 /** Seed 2: an under-exposure (gain 0.24, 2.03 stops darker) whose tone slope is the highest of its kind, 0.98: it stays an alarm. */
@@ -38,6 +40,7 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
       { seed: 2, kinds: NIGHT_KINDS, ids: [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS, SNOW] },
       { seed: 2, kinds: ['underexposed' as const], ids: [UNDEREXPOSED] },
       { seed: 7, kinds: NIGHT_KINDS, ids: [DARK_CLEAN] },
+      { seed: 7, kinds: ['spray_mist' as const], ids: [NOISY_MIST] },
     ];
     cases = new Map();
     for (const draw of draws) {
@@ -97,5 +100,9 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     expect(shift.matrix![5], `${said} ${shift.matrix}`).to.be.closeTo(-1.5, 0.5);
     expect(result.probability, said).to.be.below(50);
   });
-});
 
+  it('excuses a loss of contrast at night only where the clip is darker or paler than its reference, not for its noise', function () {
+    const { result, said } = analyse(NOISY_MIST);
+    expect(result.causes.masked, said).to.be.at.least(50);
+  });
+});

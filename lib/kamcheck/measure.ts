@@ -92,8 +92,8 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
       noise = { reference: noiseSigma(refOwn32, inView), frames: frames32.map(() => clipNoise) };
     }
     // at night a darker, noisier view loses contrast and fine detail everywhere: veils and films
-    // need more to show (veil.ts)
-    const veil = measureVeil(mask, inView, night.atNight ? night.evidence : 0);
+    // need more to show (veil.ts), where the clip is darker or paler than its reference
+    const veil = measureVeil(mask, inView, night.atNight ? night.contrastLossExcused : 0);
     // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
     const sharpCells = night.atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
     // the focus is compared on the reference's own pixels (blur.ts): resampled, it would lose the

@@ -73,6 +73,14 @@ export interface NightMeasurement {
   deeperShadows: number;
   /** 0..1: how much of a darkening the night excuses (scorer.ts): the evidence, or deeper shadows, whichever is surer. */
   darkeningExcused: number;
+  /**
+   * 0..1: how much of the view's contrast loss the night excuses (scorer.ts, the veil over the
+   * whole view): the evidence, as far as the clip is darker than its reference or its colours
+   * faded from it. A clip as bright and as coloured as its reference was taken in its light: a
+   * night against a night reference, or a noisy day (a 320x240 paint mist of the held-out draw
+   * with 1.46 grey levels of fine noise, 0.01 stops darker, was excused to 18 without it).
+   */
+  contrastLossExcused: number;
 }
 
 /**
@@ -141,8 +149,14 @@ export function measureNight(
   const clipNoise = noises.length > 0 ? median(noises) : 0;
   const gainNoise = ramp(clipNoise, GAIN_NOISE_FROM, GAIN_NOISE_FULL);
   const darker = colourKept < MONOCHROME_KEPT ? 1 : ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
-  const evidence = Math.max(gainNoise, ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL) * darker);
+  const faded = ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL);
+  const evidence = Math.max(gainNoise, faded * darker);
   const atNight = gainNoise > 0 || (evidence > 0 && stops <= -FADE_DARKER_FROM_STOPS);
   const deeperShadows = ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL);
-  return { clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows, darkeningExcused: Math.max(evidence, deeperShadows) };
+  const changed = Math.max(faded, ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS));
+  return {
+    clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows,
+    darkeningExcused: Math.max(evidence, deeperShadows),
+    contrastLossExcused: evidence * changed,
+  };
 }

@@ -98,11 +98,12 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
     // covers fully; or the view's overall contrast loss, plain or tinted, put on the same axis
     // (equal scores at equal values)
     // at night the view's contrast is lost to the dark, to the noise and its compression, and its
-    // colours fade: the view-wide veil terms count less as the night evidence grows
+    // colours fade: the view-wide veil terms count less as the night evidence grows, where the
+    // clip is darker or paler than its reference (night.ts contrastLossExcused)
     masked: Math.max(
       m.veil.obscuredFraction,
-      onMaskedAxis(m.veil.viewContrastLost * (1 - m.night.evidence), VIEW_VEIL_CALIBRATION),
-      onMaskedAxis(m.veil.tintedContrastLost * (1 - m.night.evidence), TINTED_VEIL_CALIBRATION),
+      onMaskedAxis(m.veil.viewContrastLost * (1 - m.night.contrastLossExcused), VIEW_VEIL_CALIBRATION),
+      onMaskedAxis(m.veil.tintedContrastLost * (1 - m.night.contrastLossExcused), TINTED_VEIL_CALIBRATION),
     ),
     exposure: Math.max(
       m.exposure.stops >= 0
