@@ -148,12 +148,13 @@ export function measureNight(
   const noises = frames.flatMap((f) => (f.fineNoise === undefined ? [] : [f.fineNoise]));
   const clipNoise = noises.length > 0 ? median(noises) : 0;
   const gainNoise = ramp(clipNoise, GAIN_NOISE_FROM, GAIN_NOISE_FULL);
-  const darker = colourKept < MONOCHROME_KEPT ? 1 : ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
+  const darkerBy = ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
   const faded = ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL);
-  const evidence = Math.max(gainNoise, faded * darker);
+  const evidence = Math.max(gainNoise, faded * (colourKept < MONOCHROME_KEPT ? 1 : darkerBy));
   const atNight = gainNoise > 0 || (evidence > 0 && stops <= -FADE_DARKER_FROM_STOPS);
   const deeperShadows = ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL);
-  const changed = Math.max(faded, ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS));
+  // how far the clip's light departs from the reference's: darker, or its colours faded
+  const changed = Math.max(faded, darkerBy);
   return {
     clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows,
     darkeningExcused: Math.max(evidence, deeperShadows),
