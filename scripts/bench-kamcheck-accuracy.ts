@@ -5,9 +5,9 @@
 //
 // --kinds limits the set to those kinds (generated on their own when the set lacks them).
 // Generates the bench set first when its manifest is missing, or when a set of the same seed lacks
-// kinds; a directory that holds another seed's draw is left as it is (the run stops and says so). Prints, per tamper kind, the
-// detection rate at probability >= 50; per benign kind the false-alarm rate; the ROC AUC of the
-// probability; and per resolution the analysis time (p50/p95), decode + analysis, and their ratio
+// kinds; a directory that holds another seed's draw is left as it is (the run stops and says so).
+// Prints, per tamper kind, the detection rate at probability >= 50; per benign kind the
+// false-alarm rate; the ROC AUC of the probability; and per resolution the analysis time (p50/p95), decode + analysis, and their ratio
 // to plain decoding of the same clip and reference. Then, per camera sensitivity level, the share
 // of benign and tamper cases at or above the level's threshold, over all cases and per kind.
 // --measures also prints the distribution of each raw cause measurement per kind (what the
@@ -16,6 +16,7 @@
 // cases whose probability moved by COMPARE_MOVED or more, and how the alarms per kind changed.
 // --nudge PX moves every clip PX px right and PX/2 down at the working size (testkit's nudged()).
 import fs from 'node:fs';
+import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
@@ -202,35 +203,43 @@ function formatComparison(before: CaseRecord, now: CaseRecord): string {
 
 const USAGE = 'usage: bench-kamcheck-accuracy.js [fixture dir] [--seed N] [--kinds a,b] [--measures] [--cases FILE] [--compare FILE] [--nudge PX]';
 
+function parseOptions(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        help: { type: 'boolean', short: 'h' },
+        seed: { type: 'string' },
+        kinds: { type: 'string' },
+        measures: { type: 'boolean' },
+        cases: { type: 'string' },
+        compare: { type: 'string' },
+        nudge: { type: 'string' },
+      },
+    });
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\n${USAGE}`);
+  }
+}
+
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  if (args.includes('--help') || args.includes('-h')) {
+  const { values: o, positionals } = parseOptions(process.argv.slice(2));
+  if (o.help) {
     console.log(USAGE);
     return;
   }
-  const casesAt = args.indexOf('--cases');
-  const casesFile = casesAt >= 0 ? args.splice(casesAt, 2)[1] : undefined;
-  const compareAt = args.indexOf('--compare');
-  const compareFile = compareAt >= 0 ? args.splice(compareAt, 2)[1] : undefined;
-  const nudgeAt = args.indexOf('--nudge');
-  const nudge = nudgeAt >= 0 ? Number(args.splice(nudgeAt, 2)[1]) : 0;
+  const nudge = o.nudge === undefined ? 0 : Number(o.nudge);
   if (!(nudge >= 0)) throw new Error('--nudge takes a number of pixels at the working size');
-  const seedAt = args.indexOf('--seed');
-  const seed = seedAt >= 0 ? Number(args.splice(seedAt, 2)[1]) : undefined;
-  const kindsAt = args.indexOf('--kinds');
-  const kinds = kindsAt >= 0 ? args.splice(kindsAt, 2)[1].split(',') : undefined;
+  const seed = o.seed === undefined ? undefined : Number(o.seed);
+  const kinds = o.kinds?.split(',');
   const unknown = kinds?.filter((k) => !(TAMPER_KINDS as readonly string[]).includes(k) && !(BENIGN_KINDS as readonly string[]).includes(k));
   if (unknown?.length) throw new Error(`unknown kinds: ${unknown.join(', ')}`);
-  const options = args.filter((a) => a.startsWith('-') && a !== '--measures');
-  if (options.length > 0) throw new Error(`unknown option ${options.join(', ')}\n${USAGE}`);
-  const dir = args.find((a) => !a.startsWith('-')) ?? DEFAULT_BENCH_FIXTURE_DIR;
+  const dir = positionals[0] ?? DEFAULT_BENCH_FIXTURE_DIR;
   let manifest = readManifest(dir);
-  // regenerating would delete the directory: another seed's draw may have taken long to make and
-  // be the only copy of a held-out set
-  const wanted = seed ?? SET_SEEDS.bench;
-  if (manifest && manifest.seed !== wanted) throw new Error(`${dir} holds the draw of seed ${manifest.seed}, not ${wanted}: pass --seed ${manifest.seed}, or another directory`);
   const has = (k: string) => manifest!.cases.some((c) => c.kind === k);
-  if (!manifest || !(kinds ?? [...TAMPER_KINDS, ...BENIGN_KINDS]).every(has)) {
+  // a folder of another draw stops the run there (testkit/fixture-dir.ts): nothing is regenerated over it
+  if (!manifest || (seed !== undefined && manifest.seed !== seed) || !(kinds ?? [...TAMPER_KINDS, ...BENIGN_KINDS]).every(has)) {
     console.log(`generating the bench set in ${dir}` + (kinds ? ` (${kinds.join(', ')})` : ''));
     manifest = await generateFixtureSet('bench', dir, (l) => console.log(l), seed, kinds);
   }
@@ -244,11 +253,11 @@ async function main(): Promise<void> {
     if (wrong) console.error(`miss ${o.fixture.id} ${o.fixture.scene} p=${o.probability} ${JSON.stringify(o.causes)} ${JSON.stringify(o.fixture.params)}`);
   }, nudge);
   if (nudge) console.log(`Every clip nudged by ${nudge} px right and ${nudge / 2} px down at the working size (the analysis times include the nudge)`);
-  if (args.includes('--measures')) console.log(formatMeasures(outcomes) + '\n');
+  if (o.measures) console.log(formatMeasures(outcomes) + '\n');
   console.log(formatSummary(summarise(outcomes)));
   console.log('\n' + formatSensitivities(outcomes));
-  if (casesFile) fs.writeFileSync(casesFile, JSON.stringify(caseRecord(outcomes), null, 1));
-  if (compareFile) console.log('\n' + formatComparison(JSON.parse(fs.readFileSync(compareFile, 'utf8')) as CaseRecord, caseRecord(outcomes)));
+  if (o.cases) fs.writeFileSync(o.cases, JSON.stringify(caseRecord(outcomes), null, 1));
+  if (o.compare) console.log('\n' + formatComparison(JSON.parse(fs.readFileSync(o.compare, 'utf8')) as CaseRecord, caseRecord(outcomes)));
 }
 
 if (process.argv[1] && import.meta.url.endsWith(path.basename(process.argv[1]))) {

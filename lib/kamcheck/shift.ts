@@ -99,13 +99,13 @@ export function estimateShift(reference8: cv.Mat, frames8: cv.Mat[], size: Worki
   const ref = features(reference8, checked);
   const picks = new Set([0, Math.floor((frames8.length - 1) / 2), frames8.length - 1].slice(0, SHIFT_SAMPLE_FRAMES));
   const fits = [...picks].map((i) => fit(features(frames8[i], checked), ref)).filter((f) => f !== null);
+  const asShift = (matrix: number[], inliers: number): CameraShift => ({ matrix, displacement: cornerDisplacement(matrix, size) / size.width, inliers });
   let shift: CameraShift = { matrix: null, displacement: 0, inliers: 0 };
   // a majority of the sampled frames must agree that there is a fit at all
   if (fits.length > 0 && fits.length * 2 >= picks.size) {
     // the fit with the median displacement: one frame dominated by a passer-by does not decide
-    const scored = fits.map((f) => ({ ...f, d: cornerDisplacement(f.matrix, size) })).sort((a, b) => a.d - b.d);
-    const chosen = scored[Math.floor((scored.length - 1) / 2)];
-    shift = { matrix: chosen.matrix, displacement: chosen.d / size.width, inliers: median(fits.map((f) => f.inliers)) };
+    const scored = fits.map((f) => asShift(f.matrix, f.inliers)).sort((a, b) => a.displacement - b.displacement);
+    shift = { ...scored[Math.floor((scored.length - 1) / 2)], inliers: median(fits.map((f) => f.inliers)) };
   }
   if (shift.inliers >= SHIFT_WEAK_INLIERS || frames8.length < 3) return shift;
   // rain, snow and the noise of a night camera put corners of their own in every frame, and the
@@ -113,7 +113,7 @@ export function estimateShift(reference8: cv.Mat, frames8: cv.Mat[], size: Worki
   const still = perPixelMedian(frames8);
   try {
     const m = fit(features(still, checked), ref);
-    return m && m.inliers > shift.inliers ? { matrix: m.matrix, displacement: cornerDisplacement(m.matrix, size) / size.width, inliers: m.inliers } : shift;
+    return m && m.inliers > shift.inliers ? asShift(m.matrix, m.inliers) : shift;
   } finally {
     if (!frames8.includes(still)) still.release();
   }

@@ -16,6 +16,7 @@ import {
   type TruthAppearance, type TruthFaceBox,
 } from './truth.js';
 import { poseAt } from './walk.js';
+import { emptyFixtureDir } from '../fixture-dir.js';
 
 /** Encodes finishing in ffmpeg while the next fixture is drawn; 2 matches the appliance's cores. */
 const PARALLEL_ENCODES = 2;
@@ -180,8 +181,7 @@ export async function generateFacelogSet(
   const sprites = new HeadSprites();
   const plans = planSet(set, loadFaceList(), sprites, seed);
   const ctx: RenderContext = { footage: Footage.load(), sprites, noise: new NoiseBank(new Prng(seed * 7919)) };
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
+  emptyFixtureDir(dir, set, seed);
   const videos: FacelogFixtureVideo[] = [];
   const pending = new Set<Promise<void>>();
   for (const plan of plans) {

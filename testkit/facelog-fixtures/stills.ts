@@ -13,6 +13,7 @@ import { clipBox, coverage, drawPerson, faceBox, personShapes, type Box, type Co
 import { HeadSprites, identitiesByGender, loadFaceList, type LabelledFace } from './faces.js';
 import { TRUTH_DEFINITIONS, type FacelogFixtureVideo, type FacelogTruth, type Gender } from './truth.js';
 import type { Pose } from './walk.js';
+import { emptyFixtureDir } from '../fixture-dir.js';
 
 /** Textured backgrounds: opencv-doc pictures, and `vtest.avi@N` for frame N of the pedestrian footage. */
 export const STILL_BACKGROUNDS = [
@@ -249,8 +250,7 @@ function writeStills(dir: string, plans: StillPlan[], seed: number, sprites: Hea
   const vtest = loadVtestFrames(frames);
   const rng = new Prng(seed * 31 + 7);
   const noise = new NoiseBank(new Prng(seed * 7919));
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
+  emptyFixtureDir(dir, 'stills', seed);
   const videos: FacelogFixtureVideo[] = plans.map((plan) => {
     const { image, truth } = renderStill(plan, sprites, vtest, noise, rng);
     cv.imwrite(path.join(dir, truth.file), image, [cv.IMWRITE_JPEG_QUALITY, plan.quality]);

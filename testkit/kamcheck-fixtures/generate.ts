@@ -7,6 +7,7 @@ import { planSet, renderCase, SET_SEEDS, toManifestCase, vtestFramesNeeded } fro
 import { loadVtestFrames, NoiseBank } from './scenes.js';
 import { encodeH264 } from './encode.js';
 import { Prng } from './prng.js';
+import { emptyFixtureDir } from '../fixture-dir.js';
 
 /** Encodes run in ffmpeg processes while the next case renders; 2 matches the appliance's 2 cores. */
 const PARALLEL_ENCODES = 2;
@@ -29,8 +30,7 @@ export async function generateFixtureSet(
   // the bank draws its noise fields per picture size on first use: drawn in the order the whole
   // set of `kinds` first uses each size, a case gets the same noise alone as in its set
   noise.prepare(ofKinds.map((p) => [p.width, p.height]));
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
+  emptyFixtureDir(dir, set, seed);
 
   const cases: FixtureCase[] = [];
   const pending = new Set<Promise<void>>();
