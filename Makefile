@@ -157,8 +157,8 @@ test: build models fixtures .make/apt-test.stamp
 # each generated on first use (10 s), about 1.5 minutes each.
 # The queue bench (about 5 minutes) and the cluster load bench (one box, one PostgreSQL node, then
 # three nodes: about 5 minutes) start private PostgreSQL servers of their own.
-# The tamper check of every clip nudged by 1% of the width (--nudge 3): about 2 minutes.
-# The tamper checks against references from the clips' own streams (stream-reference, renewed): about 13 minutes.
+# The tamper check of every clip nudged by 1% of the width (--nudge 3): about 1.5 minutes.
+# The tamper checks against references from the clips' own streams (stream-reference, renewed): about 7.5 minutes.
 # The store bench fills 2 million job rows per backend: about 10 minutes, up to 3.5 GB in /tmp.
 # The camera-sources bench checks up to 200 cameras of a private RTSP server for about 4 minutes.
 # The console bench opens the cameras page of 1000 cameras in chromium: about a minute.
