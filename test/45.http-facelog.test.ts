@@ -12,6 +12,8 @@ import { placeAgreement, scoreSightings } from '../testkit/facelog-fixtures/scor
 import { parseFaceLogXml, sightingFaces } from '../testkit/facelog-fixtures/read-xml.js';
 import { readImageHeader } from '../lib/video/image-header.js';
 import { iou } from '../lib/facelog/geometry.js';
+import cv from '../lib/video/opencv.js';
+import { DARK_FACE_GREY, meanGrey } from '../lib/facelog/low-light.js';
 import { describeBackends } from './helpers/backends.js';
 
 const fixture = (scenario: string) => facelogVideo(scenario);
@@ -163,6 +165,23 @@ describeBackends('face log over HTTP', function (backend) {
         const overlap = (x: Task) => Math.min(x.end_frame, a.end_frame) - Math.max(x.start_frame, a.start_frame);
         const s = [...task.sightings].sort((x: Task, y: Task) => overlap(y) - overlap(x))[0];
         expect(s.start_frame, detail).to.be.at.most(first + NIGHT_START_SLACK_FRAMES);
+      }
+      // The thumbnails are for an operator's eye: faces dark in the video are lifted in them.
+      const capture = new cv.VideoCapture(file);
+      const frames: cv.Mat[] = [];
+      for (let f = capture.read(); !f.empty; f = capture.read()) frames.push(f);
+      capture.release();
+      for (const a of truth.appearances) {
+        const b = a.boxes.filter((x) => x.width >= 30 && x.visible >= 1 && !x.occluded)[10];
+        const m = 0.4 * b.width;
+        const x = Math.max(0, Math.round(b.x - m));
+        const y = Math.max(0, Math.round(b.y - m));
+        const rect = new cv.Rect(x, y, Math.min(frames[0].cols, Math.round(b.x + b.width + m)) - x, Math.min(frames[0].rows, Math.round(b.y + b.height + m)) - y);
+        expect(meanGrey(frames[b.frame].getRegion(rect)), `${a.identity} in the video`).to.be.below(DARK_FACE_GREY);
+      }
+      for (const s of task.sightings) {
+        const thumbnail = cv.imdecode((await download(s.thumbnail)).body);
+        expect(meanGrey(thumbnail), `thumbnail ${s.thumbnail}`).to.be.at.least(100);
       }
     });
 
