@@ -1,7 +1,7 @@
 // JPEG thumbnails of faces: the best crop of a sighting (or track), with a margin, scaled so the
 // face is at least THUMBNAIL_MIN_HEIGHT tall for a VMS operator to look at. A dark crop is lifted
 // as the models' inputs are (low-light.ts): at a third of the day's light the face is a dark grey
-// shape to the eye as well (mean grey 33-42 on the night set's `dark` videos, 127 lifted). The
+// shape to the eye as well (mean grey 33-42 on the night set's `dark` videos, 120-121 lifted). The
 // camera's noise stays: smoothing it (bilateral, non-local means) softened the features too. The
 // overlay video stays as the camera saw it.
 import fs from 'node:fs/promises';
