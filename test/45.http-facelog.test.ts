@@ -14,6 +14,7 @@ import { readImageHeader } from '../lib/video/image-header.js';
 import { iou } from '../lib/facelog/geometry.js';
 import cv from '../lib/video/opencv.js';
 import { DARK_FACE_GREY, meanGrey } from '../lib/facelog/low-light.js';
+import { thumbnailRect } from '../lib/facelog/track-evidence.js';
 import { describeBackends } from './helpers/backends.js';
 
 const fixture = (scenario: string) => facelogVideo(scenario);
@@ -167,19 +168,22 @@ describeBackends('face log over HTTP', function (backend) {
         expect(s.start_frame, detail).to.be.at.most(first + NIGHT_START_SLACK_FRAMES);
       }
       // The thumbnails are for an operator's eye: faces dark in the video are lifted in them.
-      const capture = new cv.VideoCapture(file);
-      const frames: cv.Mat[] = [];
-      for (let f = capture.read(); !f.empty; f = capture.read()) frames.push(f);
-      capture.release();
-      for (const a of truth.appearances) {
+      // Each person's face is read where its thumbnail would be cut, midway through the appearance.
+      const wanted = new Map(truth.appearances.map((a) => {
         const seen = a.boxes.filter((x) => x.width >= 30 && x.visible >= 1 && !x.occluded);
         const b = seen[Math.floor(seen.length / 2)];
-        const m = 0.4 * b.width;
-        const x = Math.max(0, Math.round(b.x - m));
-        const y = Math.max(0, Math.round(b.y - m));
-        const rect = new cv.Rect(x, y, Math.min(frames[0].cols, Math.round(b.x + b.width + m)) - x, Math.min(frames[0].rows, Math.round(b.y + b.height + m)) - y);
-        expect(meanGrey(frames[b.frame].getRegion(rect)), `${a.identity} in the video`).to.be.below(DARK_FACE_GREY);
+        return [b.frame, { name: a.identity, box: b }];
+      }));
+      const capture = new cv.VideoCapture(file);
+      for (let i = 0, f = capture.read(); !f.empty && wanted.size; i++, f = capture.read()) {
+        const face = wanted.get(i);
+        if (!face) continue;
+        wanted.delete(i);
+        const r = thumbnailRect(face.box, f.cols, f.rows);
+        expect(meanGrey(f.getRegion(new cv.Rect(r.x, r.y, r.width, r.height))), `${face.name} in the video`).to.be.below(DARK_FACE_GREY);
       }
+      capture.release();
+      expect(wanted.size, 'faces read').to.equal(0);
       for (const s of task.sightings) {
         const thumbnail = cv.imdecode((await download(s.thumbnail)).body);
         expect(meanGrey(thumbnail), `thumbnail ${s.thumbnail}`).to.be.at.least(100);
