@@ -93,7 +93,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     }
     // at night a darker, noisier view loses contrast and fine detail everywhere: veils and films
     // need more to show (veil.ts), where the clip is darker or paler than its reference
-    const veil = measureVeil(mask, inView, night.atNight ? night.contrastLossExcused : 0);
+    const veil = measureVeil(mask, inView, night.contrastLossExcused);
     // cells where a light shines (headlights, a lamp) brighten and glow: no measure of focus
     const sharpCells = night.atNight ? withoutLit(visible, litCells(mask.referenceBrightness, mask.frameBrightness, visible)) : visible;
     // the focus is compared on the reference's own pixels (blur.ts): resampled, it would lose the

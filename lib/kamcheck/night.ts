@@ -78,7 +78,10 @@ export interface NightMeasurement {
    * whole view): the evidence, as far as the clip is darker than its reference or its colours
    * faded from it. A clip as bright and as coloured as its reference was taken in its light: a
    * night against a night reference, or a noisy day (a 320x240 paint mist of the held-out draw
-   * with 1.46 grey levels of fine noise, 0.01 stops darker, was excused to 18 without it).
+   * with 1.46 grey levels of fine noise, 0.01 stops darker, was excused to 18 without it). 0 for a
+   * clip that is not atNight, as the veil's thresholds have always had it (measure.ts): a picture
+   * only paler, not darker, is not night (a fogged window takes all colour at the day's
+   * brightness; ungated, the thresholds lost 2 fogged windows and a smear of the two day draws).
    */
   contrastLossExcused: number;
 }
@@ -158,6 +161,6 @@ export function measureNight(
   return {
     clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows,
     darkeningExcused: Math.max(evidence, deeperShadows),
-    contrastLossExcused: evidence * changed,
+    contrastLossExcused: atNight ? evidence * changed : 0,
   };
 }

@@ -119,16 +119,16 @@ export interface VeilMeasurement {
 /**
  * How much lower the veiled and softened cells' thresholds (VEIL_CONTRAST_KEPT, VIEW_VEILED_KEPT,
  * DETAIL_SOFTENED_KEPT) sit where the night excuses all of the view's contrast loss (night.ts
- * contrastLossExcused). A night clip checked against a day reference keeps 0.6-0.7 of its cells' contrast under a darker gamma, and the encoder smooths its
- * noisy dark detail: without the drop, a 320x240 night_dark case of the calibration set (noise
+ * contrastLossExcused). A night clip checked against a day reference keeps 0.6-0.7 of its cells'
+ * contrast under a darker gamma, and the encoder smooths its noisy dark detail: without the drop, a 320x240 night_dark case of the calibration set (noise
  * sigma 11, all of it gone after x264) has a region of 0.17 of the view veiled or softened and
  * scores 99 (test/33). Covered cells count as by day: masks at night are found.
  */
 export const NIGHT_VEIL_DROP = 0.2;
 
-/** @param nightEvidence 0..1, how much of the view's contrast loss the night excuses (night.ts contrastLossExcused) */
-export function measureVeil(mask: MaskMeasurement, inView: boolean[], nightEvidence = 0): VeilMeasurement {
-  const drop = NIGHT_VEIL_DROP * nightEvidence;
+/** @param excused 0..1, how much of the view's contrast loss the night excuses (night.ts contrastLossExcused) */
+export function measureVeil(mask: MaskMeasurement, inView: boolean[], excused = 0): VeilMeasurement {
+  const drop = NIGHT_VEIL_DROP * excused;
   const viewKept = viewMedian(mask.contrastKept);
   const viewCoarse = viewMedian(mask.coarseKept);
   const viewDetail = viewMedian(mask.detailKept);
