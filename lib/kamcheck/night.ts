@@ -81,7 +81,8 @@ export interface NightMeasurement {
    * with 1.46 grey levels of fine noise, 0.01 stops darker, was excused to 18 without it). 0 for a
    * clip that is not atNight, as the veil's thresholds have always had it (measure.ts): a picture
    * only paler, not darker, is not night (a fogged window takes all colour at the day's
-   * brightness; ungated, the thresholds lost 2 fogged windows and a smear of the two day draws).
+   * brightness; ungated, the thresholds let a fogged window and a partial smear of the held-out
+   * day draw through, 100 to 1 and 8).
    */
   contrastLossExcused: number;
 }
