@@ -208,7 +208,8 @@ async function main() {
     console.log(
       `${v.file}: ${r.frames_processed} frames, truth ${s.truth}, sightings ${s.predicted}, matched ${s.matched}, dup ${s.duplicates}; ` +
         `${((r.frames_processed / processMs) * 1000).toFixed(1)} fps, ${(r.detectorTiles / r.frames_processed).toFixed(2)} model runs/frame costing ${(r.detectorCost / r.frames_processed).toFixed(2)} 256-px runs (decode into a pipe ${((r.frames_processed / decode.pipeMs) * 1000).toFixed(0)} fps, to /dev/null ${((r.frames_processed / decode.devNullMs) * 1000).toFixed(0)} fps, decode and encode ${((r.frames_processed / decode.transcodeMs) * 1000).toFixed(0)} fps); ` +
-        `faces >= 30 px ${coverage.tracked}/${coverage.big}, missed ${missedText(coverage)}, stray ${coverage.stray}/${coverage.faces}`,
+        `faces >= 30 px ${coverage.tracked}/${coverage.big}, missed ${missedText(coverage)}, stray ${coverage.stray}/${coverage.faces}; ` +
+        `frames late per appearance ${JSON.stringify(coverage.lateFrames)}${coverage.lateFromDetectable ? `, from detectable ${JSON.stringify(coverage.lateFromDetectable)}` : ''}`,
     );
   }
   fs.rmSync(results, { recursive: true, force: true });
