@@ -14,6 +14,8 @@ import { cameraFinishHook } from '../lib/cameras/check-outcome.js';
 import { verifySignature } from '../lib/webhooks/sign.js';
 import { until } from './helpers/until.js';
 import { WebhookReceiver } from './helpers/webhook-receiver.js';
+import { addLitRenewal } from '../testkit/lit-renewal.js';
+import { slotOf } from '../lib/cameras/time-of-day.js';
 
 /** UTC+1 in November: every captured_at below is given in UTC, and the slots are Berlin's. */
 const TZ = 'Europe/Berlin';
@@ -231,6 +233,78 @@ describeBackends('cameras', function (backend) {
     expect(covered.probability).to.be.at.least(10);
     cam = await camera('yard-1');
     expect(cam.references.map((s: any) => s.slot)).to.deep.equal(['12:00-13:00', '23:00-24:00']);
+  });
+
+  it("an alarm against a reference the appliance renewed is checked again against its slot's older one: a light the renewal kept is set aside, tampering stands", async () => {
+    await putReference('gate-7', media.referenceNear, '2026-11-25T10:00:00Z'); // 11:00 in Berlin
+    // The slot renewed from a clip through which a car's light lingered: the median kept its pool.
+    const renewLit = async (capturedAt: string) => {
+      await addLitRenewal(svc.service, svc.dataDir, 'gate-7', media.referenceNear, capturedAt);
+      return new Date(capturedAt).toUTCString();
+    };
+    const slotRefs = async () => (await camera('gate-7')).references.find((s: any) => s.slot === '11:00-12:00').references.map((r: any) => r.captured_at);
+    const lit = await renewLit('2026-11-25T10:15:00Z');
+    expect(await slotRefs()).to.deep.equal([lit, 'Wed, 25 Nov 2026 10:00:00 GMT']);
+
+    // The light has gone: against the renewed picture its pool reads as covered, against the
+    // older one the clip is quiet; the renewed one leaves the slot.
+    const quiet = finished(await check({ camera: 'gate-7', captured_at: '2026-11-25T10:30:00Z' }));
+    expect(quiet.reference.captured_at).to.equal('Wed, 25 Nov 2026 10:15:00 GMT');
+    expect(quiet.second_opinion, JSON.stringify(quiet)).to.deep.include({ reference_set_aside: true, reference: { slot: '11:00-12:00', captured_at: 'Wed, 25 Nov 2026 10:00:00 GMT', source_job: null } });
+    expect(quiet.second_opinion.first_probability).to.be.at.least(50);
+    expect(quiet.probability).to.equal(quiet.second_opinion.probability).and.below(25); // quiet: under half the line
+    expect(quiet.causes.masked).to.be.below(50);
+    expect(await slotRefs()).to.deep.equal(['Wed, 25 Nov 2026 10:00:00 GMT']);
+    expect((await camera('gate-7')).state).to.equal('ok');
+    // The operator's record: the appliance (by null) set it aside, with both answers and the check.
+    const history = (await api(`${svc.url}/cameras/gate-7/history`)).body.history;
+    expect(history).to.have.length(1);
+    expect(history[0]).to.deep.include({
+      kind: 'reference_set_aside',
+      by: null,
+      job_id: quiet.job_id,
+      reference: quiet.reference,
+      probability: quiet.second_opinion.first_probability,
+      older_reference: quiet.second_opinion.reference,
+      older_probability: quiet.probability,
+    });
+    // The next check uses the older reference, and asks no second opinion of a reference set by
+    // hand; at 0, it renews the slot as usual.
+    const next = finished(await check({ camera: 'gate-7', captured_at: '2026-11-25T10:31:00Z' }));
+    expect(next.reference.captured_at).to.equal('Wed, 25 Nov 2026 10:00:00 GMT');
+    expect(next).to.not.have.property('second_opinion');
+    expect(next.probability).to.equal(0);
+    expect(await slotRefs()).to.deep.equal(['Wed, 25 Nov 2026 10:31:00 GMT', 'Wed, 25 Nov 2026 10:00:00 GMT']);
+
+    // A covered view alarms against both the lit picture and the one before it (the 10:31
+    // renewal): its answer stands and the lit picture stays.
+    const lit2 = await renewLit('2026-11-25T10:45:00Z');
+    const covered = finished(await check({ camera: 'gate-7', captured_at: '2026-11-25T10:50:00Z' }, { video: media.clipCovered }));
+    expect(covered.second_opinion, JSON.stringify(covered)).to.include({ reference_set_aside: false });
+    expect(covered.second_opinion.probability).to.be.at.least(50);
+    expect(covered.probability).to.equal(covered.second_opinion.first_probability).and.at.least(50);
+    expect(covered.second_opinion.reference.captured_at).to.equal('Wed, 25 Nov 2026 10:31:00 GMT');
+    expect(await slotRefs()).to.deep.equal([lit2, 'Wed, 25 Nov 2026 10:31:00 GMT', 'Wed, 25 Nov 2026 10:00:00 GMT']);
+    expect((await api(`${svc.url}/cameras/gate-7/history`)).body.history).to.have.length(1);
+    // The light gone, the lit picture is set aside like the first; against the clean renewal, a
+    // quiet clip asks for no second opinion.
+    const gone = finished(await check({ camera: 'gate-7', captured_at: '2026-11-25T10:51:00Z' }));
+    expect(gone.second_opinion).to.include({ reference_set_aside: true });
+    expect(await slotRefs()).to.deep.equal(['Wed, 25 Nov 2026 10:31:00 GMT', 'Wed, 25 Nov 2026 10:00:00 GMT']);
+    const fine = finished(await check({ camera: 'gate-7', captured_at: '2026-11-25T10:52:00Z' }));
+    expect(fine.reference.captured_at).to.equal('Wed, 25 Nov 2026 10:31:00 GMT');
+    expect(fine.probability).to.be.below(50);
+    expect(fine).to.not.have.property('second_opinion');
+
+    // An older reference whose file is gone (a queued check outlived the hour the sweep leaves an
+    // unlisted file) gives no second opinion: the first answer stands.
+    await renewLit('2026-11-25T10:55:00Z');
+    const [lit3, older] = (await svc.service.cameras.references('gate-7')).filter((r) => r.slot === slotOf(Date.parse('2026-11-25T10:55:00Z'), 60));
+    expect(lit3.origin).to.equal('renewed');
+    fs.rmSync(path.join(svc.dataDir, older.file));
+    const alone = finished(await check({ camera: 'gate-7', captured_at: '2026-11-25T10:56:00Z' }));
+    expect(alone.probability).to.be.at.least(50);
+    expect(alone).to.not.have.property('second_opinion');
   });
 
   it('raises the alarm after ALARM_AFTER consecutive checks >= 50 and clears it after CLEAR_AFTER < 50, not before; each change is a signed event', async () => {

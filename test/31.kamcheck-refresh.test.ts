@@ -196,6 +196,16 @@ describe('kamcheck job input', () => {
     }
   });
 
+  it("reads a check's second opinion (the older reference, the id to set aside, the camera's line), and refuses a malformed one", () => {
+    const reference = { slot: '11:00-12:00', captured_at: 'Wed, 25 Nov 2026 10:00:00 GMT', source_job: null };
+    const asking = { ...base, secondOpinion: { imagePath: '/o.jpg', reference, setAside: 'r-1', from: 35 } };
+    expect(kamcheckAnalytic.parseInput(asking)).to.deep.equal(asking);
+    for (const bad of [{ from: 0 }, { from: 50.5 }, { from: '50' }, { setAside: 7 }, { imagePath: null }, { reference: null }, { reference: [] }]) {
+      const input = { ...base, secondOpinion: { ...asking.secondOpinion, ...bad } };
+      expect(() => kamcheckAnalytic.parseInput(input), JSON.stringify(bad)).to.throw(InvalidJobInputError);
+    }
+  });
+
   it('reads a stream check that learns its reference, and one whose capture failed; refuses a check with neither reference nor place to learn one', () => {
     const { imagePath: _image, ...noImage } = base;
     expect(kamcheckAnalytic.parseInput({ ...noImage, learnPath: '/l.jpg', picturePath: '/p.jpg' })).to.deep.equal({ ...noImage, learnPath: '/l.jpg', picturePath: '/p.jpg' });

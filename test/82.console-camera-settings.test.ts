@@ -1,13 +1,15 @@
 // The console's parts for a camera's settings and alarm, against the real API with an alarm raised
 // by a real check: an ignore area drawn on the reference picture, sensitivity and an arming
 // schedule, the alarm acknowledged with a comment (and the comment changed), the camera reset after
-// repair; each checked through the API and on the page, with the history the page shows.
+// repair, a renewed reference the appliance set aside; each checked through the API and on the
+// page, with the history the page shows.
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Locator, Page } from 'playwright-core';
 import { api, form, PASSWORD, startTestService, type TestService, USER } from '../testkit/service.js';
 import { testMedia, type TestMedia } from '../testkit/media.js';
+import { addLitRenewal } from '../testkit/lit-renewal.js';
 import { ARTIFACTS_DIR, brokenImages, launchBrowser, screenshots, signIn, type BrowserSession } from './helpers/browser.js';
 
 const CAMERA = 'lobby-4';
@@ -240,6 +242,30 @@ describe('operator console: a camera\'s settings, ignore areas and alarm', funct
     await page.locator('.history > li').first().filter({ hasText: 'Reset after repair' }).filter({ hasText: '“Lens cleaned”' }).waitFor();
     expect(await brokenImages(page)).to.deep.equal([]);
     await partShot(page.locator('.alarm-row'), 'camera-alarm-after-reset');
+  });
+
+  it('tells in the history of a renewed reference the appliance set aside, with both answers and the check', async () => {
+    // A renewal that kept a car's light, in the slot of the reference set by hand, newer than it.
+    const manual = (await camera()).references[0].references[0];
+    await addLitRenewal(svc.service, svc.dataDir, CAMERA, media.referenceNear, new Date(manual.captured_at).toISOString());
+    const check = await api(`${svc.url}/kamcheck`, { method: 'POST', body: form({ video: media.clip }, { camera: CAMERA }) });
+    expect(check.status, JSON.stringify(check.body)).to.equal(200);
+    const task = check.body.task;
+    expect(task.second_opinion, JSON.stringify(task)).to.include({ reference_set_aside: true });
+    await page.reload();
+    const entry = page.locator('.history > li').first();
+    await entry.filter({ hasText: 'Renewed reference set aside' }).filter({ hasText: 'by the appliance' }).waitFor();
+    const words = await entry.locator('.history-detail').innerText();
+    expect(words).to.include(`scored ${task.second_opinion.first_probability}%`).and.include(`${task.second_opinion.probability}%`).and.include(manual.slot);
+    expect(await entry.getByRole('link', { name: 'The check' }).getAttribute('href')).to.equal(`#/kamcheck/${task.job_id}`);
+    await partShot(page.locator('section.history-card'), 'camera-history-set-aside');
+    // The check's own page says what both references said, and which answer it gives.
+    await entry.getByRole('link', { name: 'The check' }).click();
+    const opinion = page.locator('dd.second-opinion');
+    await opinion.waitFor();
+    expect(await opinion.innerText()).to.include(`${task.second_opinion.first_probability}%`).and.include('was set aside');
+    expect(await page.locator('.probability-big').innerText()).to.include(`${task.probability}%`);
+    await partShot(page.locator('section.result'), 'kamcheck-second-opinion');
   });
 
   it('loaded nothing from another origin, and no script failed', () => {

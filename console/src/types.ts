@@ -78,13 +78,26 @@ export interface MilestoneSource {
   messages: { tampered: string; offline: string; ok: string };
 }
 
-/** A settings change, an acknowledgement or a reset (GET /cameras/<camera>/history). */
+/** A reference as a check used it: its slot, when it was captured, the check it came from. */
+export interface ReferenceUsed {
+  slot: string;
+  captured_at: string;
+  source_job: string | null;
+}
+
+/** A settings change, an acknowledgement, a reset, or a reference the appliance set aside (GET /cameras/<camera>/history). */
 export interface HistoryEntry {
   at: string;
-  kind: 'settings' | 'acknowledged' | 'reset';
+  kind: 'settings' | 'acknowledged' | 'reset' | 'reference_set_aside';
   by: string | null;
   comment?: string | null;
   previous_state?: CameraState;
+  /** reference_set_aside: the check, the reference set aside, the older one, and the clip's probability against each. */
+  job_id?: string;
+  reference?: ReferenceUsed | null;
+  probability?: number | null;
+  older_reference?: ReferenceUsed | null;
+  older_probability?: number | null;
   /** settings: each changed setting by name. */
   [setting: string]: unknown;
 }
@@ -159,7 +172,9 @@ export interface KamcheckTask extends TaskBase {
   not_counted?: (keyof Causes)[];
   camera?: string;
   captured_at?: string;
-  reference?: { slot: string; captured_at: string; source_job: string | null };
+  reference?: ReferenceUsed;
+  /** A check that alarmed against a reference the appliance renewed, checked again against the slot's older one. */
+  second_opinion?: { reference: ReferenceUsed; probability: number; first_probability: number; reference_set_aside: boolean };
 }
 
 export interface Sighting {

@@ -42,14 +42,18 @@ export interface Acknowledgement {
 }
 
 /** What a camera's history keeps beside its checks and state changes. */
-export type HistoryKind = 'settings' | 'acknowledged' | 'reset';
+export type HistoryKind = 'settings' | 'acknowledged' | 'reset' | 'reference_set_aside';
 
 export interface HistoryEntry {
   at: number;
   kind: HistoryKind;
   /** Who did it: the signed-in user; null when unknown. */
   actor: string | null;
-  /** settings: the changed settings with their values before and after; acknowledged, reset: the comment. */
+  /**
+   * settings: the changed settings with their values before and after; acknowledged, reset: the
+   * comment; reference_set_aside: the check, the reference set aside and the older one, with the
+   * clip's probability against each (check-outcome.ts).
+   */
   detail: Record<string, unknown>;
 }
 

@@ -27,7 +27,7 @@ import {
   type StateChangeRow,
 } from './camera-records.js';
 import { settingsColumn, settingsFromColumn, type CameraSettings } from './camera-settings.js';
-import { chooseAmong, newestPerSlot, type Choice } from './reference-choice.js';
+import { chooseAmong, newestPerSlot, olderInSlot, type Choice } from './reference-choice.js';
 
 /** References kept per slot: the newest is used, the older ones are for audit. */
 export const REFERENCES_PER_SLOT = 3;
@@ -219,8 +219,20 @@ export class CameraStore {
   }
 
   /** The reference a check without an image uses (reference-choice.ts). */
-  async chooseReference(camera: string, minuteOfDay: number, width: number, height: number): Promise<ReferenceChoice> {
-    return chooseAmong(newestPerSlot(await this.references(camera)), minuteOfDay, width, height);
+  async chooseReference(camera: string, minuteOfDay: number, width: number, height: number): Promise<ReferenceChoice & { older?: ReferenceRecord }> {
+    const refs = await this.references(camera);
+    const choice = chooseAmong(newestPerSlot(refs), minuteOfDay, width, height);
+    const older = 'found' in choice ? olderInSlot(refs, choice.found) : null;
+    return older ? { ...choice, older } : choice;
+  }
+
+  /**
+   * Takes a reference the appliance made itself out of its slot (a check's second opinion found it
+   * kept something passing: lib/cameras/check-setup.ts): the slot's older one is its newest again.
+   * Its file stays until the sweep. False when it is gone already, or was not made by the appliance.
+   */
+  async setAsideReference(tx: Tx, camera: string, id: string): Promise<boolean> {
+    return (await tx.run(`DELETE FROM camera_references WHERE camera = ? AND id = ? AND origin IN ('renewed', 'learned')`, camera, id)) > 0;
   }
 
   /** The reference files rows name (the sweep of unlisted files, reference-files.ts). */

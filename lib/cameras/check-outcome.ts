@@ -48,6 +48,8 @@ export interface CheckReport {
   renewedReference?: boolean;
   /** A stream check without a reference: the renewal picture, at the learn place, was its reference. */
   learnedReference?: boolean;
+  /** The id of the reference the check's second opinion took out of its slot (check-setup.ts, SecondOpinion). */
+  setAsideReference?: string;
 }
 
 /** What decides a camera's checks' state: the probability that counts as tampered, and the streaks that turn it. */
@@ -136,6 +138,23 @@ export function cameraFinishHook(o: CameraHookOptions): FinishHook {
     const report = job.report as CheckReport | null;
     if (success && report?.learnedReference) await renewReference(cameras, tx, check, job, at, 'learned');
     else if (success && report?.renewedReference) await renewReference(cameras, tx, check, job, at, 'renewed');
+    if (success && report?.setAsideReference && (await cameras.setAsideReference(tx, check.camera, report.setAsideReference))) {
+      // the operator's record of what the appliance did to the camera's references (the console's history)
+      const second = job.result?.second_opinion as { reference: unknown; probability: number; first_probability: number } | undefined;
+      const taskFields = job.input.taskFields as { reference?: unknown } | undefined;
+      await cameras.recordHistory(tx, check.camera, {
+        at,
+        kind: 'reference_set_aside',
+        actor: null,
+        detail: {
+          job_id: job.id,
+          reference: taskFields?.reference ?? null,
+          probability: second?.first_probability ?? null,
+          older_reference: second?.reference ?? null,
+          older_probability: second?.probability ?? null,
+        },
+      });
+    }
     if (changed) {
       const callbackUrl = typeof job.input.callbackUrl === 'string' ? job.input.callbackUrl : null;
       // the frame the worker wrote: a stream check's capture, or an uploaded clip's last frame

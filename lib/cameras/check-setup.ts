@@ -6,6 +6,9 @@
 // nothing and the slot's reference is old enough, or the camera's first reference when a stream
 // check finds none), and writes the check's bookkeeping (camera_pending_checks, read when its job
 // finishes: check-outcome.ts) in the job's own transaction. A check that cannot be set up is refused with one wording per cause.
+// Against a reference the appliance made itself, the check also names the slot's older one: an
+// alarm is checked again against it (the second opinion, lib/kamcheck/run.ts), since a renewal's
+// median keeps a light that lingered through its clip (docs/benchmarks.md, renewed references).
 import type { Tx } from '../db/database.js';
 import { httpDate } from '../dates.js';
 import type { CameraStore } from './camera-store.js';
@@ -15,6 +18,7 @@ import type { IgnoreArea } from './camera-settings.js';
 import { newReferenceFile, referencePath } from './reference-files.js';
 import { minuteOfDay, slotOf } from './time-of-day.js';
 import { newCaptureFile } from '../sources/capture-files.js';
+import { TAMPERED_AT } from './sensitivity.js';
 
 /** Why a check of a camera cannot be set up: the upload answers 422 with it, a stream check fails with it. */
 export class CheckRefused extends Error {
@@ -56,6 +60,25 @@ export interface CheckReference {
   darkIsTamper?: false;
   /** Where the worker writes the clip's last frame: an uploaded clip's snapshot for XProtect. */
   picturePath?: string;
+  /** Against a reference the appliance made itself, with an older one in its slot: what a check that alarms asks for a second opinion. */
+  secondOpinion?: SecondOpinion;
+}
+
+/**
+ * A check whose probability reaches `from` against a reference the appliance renewed or learned
+ * (`setAside`, its id) is checked again against the slot's older reference (`imagePath`,
+ * presented as `reference`). Quiet there (under half of `from`: setsAside, lib/kamcheck/run.ts),
+ * the older one's answer is the check's, and the renewed one leaves its slot (check-outcome.ts):
+ * what alarms against a picture the appliance made and not against the one before it is in that
+ * picture, such as a car's light that lingered through the renewal's clip. Tampering shows
+ * against both.
+ */
+export interface SecondOpinion {
+  imagePath: string;
+  reference: Record<string, unknown>;
+  setAside: string;
+  /** The camera's alarm line (its sensitivity's TAMPERED_AT). */
+  from: number;
 }
 
 export interface CameraCheck {
@@ -114,6 +137,7 @@ export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): P
     capture: r.capture,
   };
   let reference: CheckReference;
+  let older: { ref: ReferenceRecord; setAside: string } | null = null;
   if (r.uploaded) {
     reference = { imagePath: referencePath(dataDir, r.uploaded), imageName: `reference ${r.uploaded.id}` };
     taskFields.reference = presentReference(r.uploaded, slotMinutes);
@@ -130,6 +154,7 @@ export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): P
         pending.refresh = null;
       }
       taskFields.reference = presentReference(choice.found, slotMinutes);
+      if (choice.older) older = { ref: choice.older, setAside: choice.found.id };
     } else if ('otherSizes' in choice) {
       const sizes = choice.otherSizes.map((s) => `${s.width}x${s.height}`).join(', ');
       throw new CheckRefused(
@@ -147,6 +172,10 @@ export async function setUpCameraCheck(o: CheckSetupOptions, r: CheckRequest): P
   const settings = await cameras.settingsOf(r.camera);
   if (settings.ignoreAreas.length > 0) reference.ignoreAreas = settings.ignoreAreas;
   if (!settings.darkIsTamper) reference.darkIsTamper = false;
+  if (older) {
+    const { ref, setAside } = older;
+    reference.secondOpinion = { imagePath: referencePath(dataDir, ref), reference: presentReference(ref, slotMinutes), setAside, from: TAMPERED_AT[settings.sensitivity] };
+  }
   if (!r.capture && o.snapshots && settings.milestone) {
     const snapshot = newCaptureFile(dataDir);
     reference.picturePath = snapshot.absolute;

@@ -13,6 +13,24 @@ export interface ReferenceCandidate {
 
 export type Choice<R> = { found: R } | { none: true } | { otherSizes: { width: number; height: number }[] };
 
+/** A reference the appliance made itself from a quiet check's clip (renewed or learned), not one a person set. */
+function isAutomatic(r: { origin?: string | null }): boolean {
+  return r.origin === 'renewed' || r.origin === 'learned';
+}
+
+/**
+ * The reference of `found`'s slot just older than it, of its size, when `found` is one the
+ * appliance made itself (isAutomatic): what a check that alarms against `found` asks for a second
+ * opinion (lib/cameras/check-setup.ts). `refs` ordered as newestPerSlot takes them.
+ */
+export function olderInSlot<R extends ReferenceCandidate & { origin?: string | null }>(refs: R[], found: R): R | null {
+  if (!isAutomatic(found)) return null;
+  const slot = refs.filter((r) => r.slot === found.slot);
+  const at = slot.indexOf(found);
+  if (at < 0) return null;
+  return slot.slice(at + 1).find((r) => r.width === found.width && r.height === found.height) ?? null;
+}
+
 /** The newest reference of each slot of `refs` (ordered by slot, newest first within a slot). */
 export function newestPerSlot<R extends ReferenceCandidate>(refs: R[]): R[] {
   const newest = new Map<number, R>();

@@ -31,7 +31,19 @@ export interface ClipCheckInput {
   ignoreAreas?: [number, number][][];
   /** False: the camera does not count a picture too dark to judge as tampering. */
   darkIsTamper?: boolean;
+  /** A camera check against a reference the appliance made: the older one an alarm is checked against (lib/cameras/check-setup.ts). */
+  secondOpinion?: SecondOpinionInput;
   captureFailure?: undefined;
+}
+
+export interface SecondOpinionInput {
+  imagePath: string;
+  /** The older reference as the task presents it. */
+  reference: Record<string, unknown>;
+  /** The id of the reference checked first, which leaves its slot when the clip is quiet against the older one. */
+  setAside: string;
+  /** The camera's alarm line. */
+  from: number;
 }
 
 export interface FailedCaptureInput {
@@ -50,7 +62,18 @@ export const kamcheckAnalytic: Analytic<KamcheckInput> = {
       ...readFields(raw, { videoPath: 'string', videoName: 'string', imageName: 'string' }),
       ...readOptionalFields(raw, { imagePath: 'string', callbackUrl: 'string', refreshPath: 'string', learnPath: 'string', picturePath: 'string' }),
     };
-    const extra = raw as { ignoreAreas?: unknown; darkIsTamper?: unknown; refreshBelow?: unknown };
+    const extra = raw as { ignoreAreas?: unknown; darkIsTamper?: unknown; refreshBelow?: unknown; secondOpinion?: unknown };
+    if (extra.secondOpinion !== undefined) {
+      const second = readFields(extra.secondOpinion, { imagePath: 'string', setAside: 'string', from: 'number' });
+      const reference = (extra.secondOpinion as { reference?: unknown }).reference;
+      if (typeof reference !== 'object' || reference === null || Array.isArray(reference)) {
+        throw new InvalidJobInputError(`the job input's "secondOpinion" has no "reference"`);
+      }
+      if (!Number.isInteger(second.from) || second.from < 1 || second.from > 100) {
+        throw new InvalidJobInputError(`the job input's "secondOpinion.from" is not a whole number from 1 to 100`);
+      }
+      input.secondOpinion = { ...second, reference: reference as Record<string, unknown> };
+    }
     if (extra.ignoreAreas !== undefined) input.ignoreAreas = readAreas(extra.ignoreAreas);
     if (extra.darkIsTamper !== undefined) {
       if (typeof extra.darkIsTamper !== 'boolean') throw new InvalidJobInputError(`the job input's "darkIsTamper" is not true or false`);

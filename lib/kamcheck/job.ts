@@ -7,7 +7,7 @@ import type { CheckReport } from '../cameras/check-outcome.js';
 
 export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progress) => {
   if (input.captureFailure) throw new AnalyticError(input.captureFailure.code, input.captureFailure.message);
-  const { probability, causes, notJudged, tooDark, notCounted, renewedReference, learnedReference } = await runKamcheck(
+  const { probability, causes, notJudged, tooDark, notCounted, renewedReference, learnedReference, secondOpinion } = await runKamcheck(
     {
       videoPath: input.videoPath,
       imagePath: input.imagePath,
@@ -17,14 +17,27 @@ export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progr
       picturePath: input.picturePath,
       ignoreAreas: input.ignoreAreas,
       darkIsTamper: input.darkIsTamper,
+      secondOpinion: input.secondOpinion ? { path: input.secondOpinion.imagePath, from: input.secondOpinion.from } : undefined,
     },
     progress,
   );
   // The camera's bookkeeping (lib/cameras/check-outcome.ts) records the new reference from this report.
-  const report: CheckReport = { ...(renewedReference ? { renewedReference } : {}), ...(learnedReference ? { learnedReference } : {}) };
+  const report: CheckReport = {
+    ...(renewedReference ? { renewedReference } : {}),
+    ...(learnedReference ? { learnedReference } : {}),
+    ...(secondOpinion?.setAside ? { setAsideReference: input.secondOpinion!.setAside } : {}),
+  };
+  const second = secondOpinion && {
+    second_opinion: {
+      reference: input.secondOpinion!.reference,
+      probability: secondOpinion.probability,
+      first_probability: secondOpinion.firstProbability,
+      reference_set_aside: secondOpinion.setAside,
+    },
+  };
   return {
     message: `Tampering probability ${probability}%`,
-    result: { probability, causes, not_judged: notJudged, too_dark: tooDark, not_counted: notCounted },
+    result: { probability, causes, not_judged: notJudged, too_dark: tooDark, not_counted: notCounted, ...second },
     report: Object.keys(report).length > 0 ? (report as Record<string, unknown>) : undefined,
   };
 };

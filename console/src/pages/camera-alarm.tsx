@@ -12,6 +12,7 @@ import { ago, when } from '../format.js';
 import { useAllows } from '../role.js';
 import type { ArmedRange, CameraDetail, CameraState, HistoryEntry, MilestoneSource } from '../types.js';
 import { periodText, scheduleText } from './camera-settings.js';
+import { href } from '../route.js';
 
 /** The API's longest comment (CameraComment.comment). */
 const MAX_COMMENT = 1000;
@@ -157,7 +158,7 @@ const SETTING_NAMES: Record<string, string> = {
   milestone: 'XProtect events',
 };
 /** An entry's own fields; every other field of a settings entry is a change. */
-const ENTRY_FIELDS = new Set(['at', 'kind', 'by', 'comment', 'previous_state', 'previous_checks_state']);
+const ENTRY_FIELDS = new Set(['at', 'kind', 'by', 'comment', 'previous_state', 'previous_checks_state', 'job_id', 'reference', 'probability', 'older_reference', 'older_probability']);
 
 export function settingValue(name: string, value: unknown): string {
   if (value === null || value === undefined) return name === 'milestone' ? 'not sent' : 'default';
@@ -179,13 +180,30 @@ export function settingChanges(entry: HistoryEntry): string[] {
     });
 }
 
-const KIND: Record<HistoryEntry['kind'], string> = { settings: 'Settings changed', acknowledged: 'Acknowledged', reset: 'Reset after repair' };
+const KIND: Record<HistoryEntry['kind'], string> = {
+  settings: 'Settings changed',
+  acknowledged: 'Acknowledged',
+  reset: 'Reset after repair',
+  reference_set_aside: 'Renewed reference set aside',
+};
+
+/** A set-aside entry in words: which picture alarmed, against what the older one said, and the check. */
+function SetAside({ entry: h }: { entry: HistoryEntry }) {
+  const taken = h.reference ? `The reference renewed at ${when(h.reference.captured_at)} (${h.reference.slot})` : 'A renewed reference';
+  const older = h.older_reference ? `the one before it (${when(h.older_reference.captured_at)})` : 'the one before it';
+  return (
+    <p class="history-detail">
+      {taken} scored {h.probability ?? '?'}%, {older} {h.older_probability ?? '?'}%. It kept something passing, such as a car's light: the one before it is used again.{' '}
+      {h.job_id && <a href={href.kamcheck(h.job_id)}>The check</a>}
+    </p>
+  );
+}
 
 export function CameraHistory({ camera: c }: { camera: CameraDetail }) {
   return (
     <section class="card history-card" aria-labelledby="history-title">
       <h2 id="history-title">History</h2>
-      <p class="hint">Settings changes, acknowledgements and resets: the last 10, newest first.</p>
+      <p class="hint">Settings changes, acknowledgements, resets and references the appliance set aside: the last 10, newest first.</p>
       {c.history.length === 0 ? (
         <p class="muted">Nothing yet: the camera runs on the appliance's defaults and no alarm was acknowledged or reset.</p>
       ) : (
@@ -202,7 +220,8 @@ export function CameraHistory({ camera: c }: { camera: CameraDetail }) {
                   ))}
                 </ul>
               )}
-              {h.kind !== 'settings' && (
+              {h.kind === 'reference_set_aside' && <SetAside entry={h} />}
+              {(h.kind === 'acknowledged' || h.kind === 'reset') && (
                 <p class="history-detail">
                   {h.kind === 'reset' && h.previous_state && (
                     <>

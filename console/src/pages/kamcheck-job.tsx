@@ -1,5 +1,6 @@
 // A tamper check's result: the probability and its causes, the camera and reference it was
-// checked against, or why it failed. Polled until it is complete.
+// checked against (and the second opinion of an older one), or why it failed. Polled until it is
+// complete.
 import { apiGet } from '../api.js';
 import { CauseBars } from '../components/causes.js';
 import { ErrorNotice, Loading } from '../components/notice.js';
@@ -68,6 +69,18 @@ export function KamcheckResult({ task: t }: { task: KamcheckTask }) {
             <dt>Reference</dt>
             <dd>
               slot {t.reference.slot}, captured {when(t.reference.captured_at)}
+            </dd>
+          </>
+        )}
+        {t.second_opinion && (
+          <>
+            <dt>Second opinion</dt>
+            <dd class="second-opinion">
+              {percent(t.second_opinion.first_probability)} against the reference above, which the appliance renewed;{' '}
+              {percent(t.second_opinion.probability)} against the one before it (captured {when(t.second_opinion.reference.captured_at)}).{' '}
+              {t.second_opinion.reference_set_aside
+                ? 'The renewed reference kept something passing and was set aside: the result is the older one’s.'
+                : 'Both say so: the result stands.'}
             </dd>
           </>
         )}
