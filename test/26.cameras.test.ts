@@ -500,4 +500,45 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
     expect((await first.cameras.get('c2'))!.streak).to.equal(total);
     expect(await first.cameras.checks('c2')).to.have.length(total);
   });
+
+  // Checks queued together against one renewed reference all ask the same second opinion: on
+  // several nodes at once, the reference leaves its slot once and the history says so once.
+  it('checks that set aside the same renewed reference at once, on several claimers, take it out and record it once', async function () {
+    this.timeout(120_000);
+    const claimers = await backend.openNodes(dir, 4);
+    opened.push(...claimers);
+    for (const stores of new Set(claimers)) stores.jobs.onFinish(hook(stores, 1000));
+    const [first] = claimers;
+    const older = { id: randomUUID(), camera: 'c3', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/o.jpg', width: 320, height: 240, createdAt: 1, origin: 'uploaded' as const };
+    const renewed = { ...older, id: randomUUID(), capturedAt: 1000, sourceJob: randomUUID(), file: 'references/r.jpg', createdAt: 2, origin: 'renewed' as const };
+    await first.cameras.addReference(older);
+    await first.cameras.addReference(renewed);
+    const total = 12;
+    for (let i = 0; i < total; i++) await insertCheck(first, randomUUID(), 'c3');
+    const second_opinion = { reference: { slot: '00:00-01:00', captured_at: 'Thu, 01 Jan 1970 00:00:00 GMT', source_job: null }, probability: 0, first_probability: 90, reference_set_aside: true };
+    const finished = await Promise.all(
+      claimers.map(async ({ jobs }, i) => {
+        let n = 0;
+        for (let job; (job = await jobs.claim(`node-${i}`, 60_000)); n++) {
+          const done = await jobs.complete({ id: job.id, attempt: job.attempts }, 'done', { probability: 0, second_opinion }, { report: { setAsideReference: renewed.id } });
+          expect(done).to.equal(true);
+        }
+        return n;
+      }),
+    );
+    expect(finished.reduce((a, b) => a + b)).to.equal(total);
+    expect(finished.filter((n) => n > 0).length, 'several claimers finished checks').to.be.above(1);
+    expect((await first.cameras.references('c3')).map((r) => r.id)).to.deep.equal([older.id]);
+    const history = await first.cameras.history('c3');
+    expect(history.map((h) => h.kind)).to.deep.equal(['reference_set_aside']);
+    expect(history[0].detail).to.include({ probability: 90, older_probability: 0 });
+    // A reference set by hand is never taken out, whatever a report says.
+    const id = randomUUID();
+    await insertCheck(first, id, 'c3');
+    const job = (await first.jobs.claim('node-0', 60_000))!;
+    expect(job.id).to.equal(id);
+    await first.jobs.complete({ id, attempt: job.attempts }, 'done', { probability: 0 }, { report: { setAsideReference: older.id } });
+    expect((await first.cameras.references('c3')).map((r) => r.id)).to.deep.equal([older.id]);
+    expect(await first.cameras.history('c3')).to.have.length(1);
+  });
 });
