@@ -59,16 +59,18 @@ function main(): void {
       const size = workingSize(frames[0].cols, frames[0].rows);
       const quietest = before[quietestFrame(before.map((f) => toWorking(f, size, false).gray))];
       const own = readImage(path.join(dir, c.id, 'reference.png'));
-      tally.own.push(analyseTamper(check, own).probability);
-      tally.quietest.push(analyseTamper(check, throughJpeg(quietest)).probability);
       const median = throughJpeg(perPixelMedian(before));
-      tally.median.push(analyseTamper(check, median).probability);
-      tally.second.push(withSecondOpinion(tally.median.at(-1)!, () => tally.own.at(-1)!, `${kind} ${c.id}`));
+      const [againstOwn, againstMedian] = [analyseTamper(check, own).probability, analyseTamper(check, median).probability];
+      tally.own.push(againstOwn);
+      tally.quietest.push(analyseTamper(check, throughJpeg(quietest)).probability);
+      tally.median.push(againstMedian);
+      tally.second.push(withSecondOpinion(againstMedian, () => againstOwn, `${kind} ${c.id}`));
       const sigma = sigmaAt640 * (frames[0].cols / 640);
       const defocused = check.map((f) => defocus(f, sigma));
+      const blurMedian = analyseTamper(defocused, median).probability;
       tally.blurQuietest.push(analyseTamper(defocused, throughJpeg(quietest)).probability);
-      tally.blurMedian.push(analyseTamper(defocused, median).probability);
-      tally.blurSecond.push(withSecondOpinion(tally.blurMedian.at(-1)!, () => analyseTamper(defocused, own).probability, `defocused ${kind} ${c.id}`));
+      tally.blurMedian.push(blurMedian);
+      tally.blurSecond.push(withSecondOpinion(blurMedian, () => analyseTamper(defocused, own).probability, `defocused ${kind} ${c.id}`));
     }
     const cell = (ps: number[]) => `${ps.filter((p) => p >= ALARM).length} / ${ps.length} (${Math.max(...ps)})`;
     const found = (ps: number[]) => `${ps.filter((p) => p >= ALARM).length} / ${ps.length} (${Math.min(...ps)})`;

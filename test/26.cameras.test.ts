@@ -476,27 +476,37 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
   // connections of its own, and the camera's row lock makes them count in turn. On SQLite they
   // are four chains of calls on the box's one connection, whose transactions run one at a time
   // while the claims outside them interleave with those transactions.
-  it('checks of one camera finishing at once from several claimers each count once', async function () {
-    this.timeout(120_000);
+  /** Four claimers on the test's folder (four nodes on PostgreSQL), each recording the checks' outcomes. */
+  async function openClaimers(): Promise<TestStores[]> {
     const claimers = await backend.openNodes(dir, 4);
     opened.push(...claimers);
     for (const stores of new Set(claimers)) stores.jobs.onFinish(hook(stores, 1000));
-    const [first] = claimers;
-    await first.cameras.addReference({ id: randomUUID(), camera: 'c2', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/y.jpg', width: 320, height: 240, createdAt: 1 });
-    const perClaimer = 10;
-    const total = claimers.length * perClaimer;
-    for (let i = 0; i < total; i++) await insertCheck(first, randomUUID(), 'c2');
+    return claimers;
+  }
+
+  /** Every queued check, `total` of them, finished at once by all `claimers` with `result` (and `report`); several of them finish some. */
+  async function finishAtOnce(claimers: TestStores[], total: number, result: Record<string, unknown>, report?: Record<string, unknown>): Promise<void> {
     const finished = await Promise.all(
       claimers.map(async ({ jobs }, i) => {
         let n = 0;
         for (let job; (job = await jobs.claim(`node-${i}`, 60_000)); n++) {
-          expect(await jobs.complete({ id: job.id, attempt: job.attempts }, 'done', { probability: 80 })).to.equal(true);
+          expect(await jobs.complete({ id: job.id, attempt: job.attempts }, 'done', result, { report })).to.equal(true);
         }
         return n;
       }),
     );
     expect(finished.reduce((a, b) => a + b)).to.equal(total);
     expect(finished.filter((n) => n > 0).length, 'several claimers finished checks').to.be.above(1);
+  }
+
+  it('checks of one camera finishing at once from several claimers each count once', async function () {
+    this.timeout(120_000);
+    const claimers = await openClaimers();
+    const [first] = claimers;
+    await first.cameras.addReference({ id: randomUUID(), camera: 'c2', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/y.jpg', width: 320, height: 240, createdAt: 1 });
+    const total = claimers.length * 10;
+    for (let i = 0; i < total; i++) await insertCheck(first, randomUUID(), 'c2');
+    await finishAtOnce(claimers, total, { probability: 80 });
     expect((await first.cameras.get('c2'))!.streak).to.equal(total);
     expect(await first.cameras.checks('c2')).to.have.length(total);
   });
@@ -505,9 +515,7 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
   // several nodes at once, the reference leaves its slot once and the history says so once.
   it('checks that set aside the same renewed reference at once, on several claimers, take it out and record it once', async function () {
     this.timeout(120_000);
-    const claimers = await backend.openNodes(dir, 4);
-    opened.push(...claimers);
-    for (const stores of new Set(claimers)) stores.jobs.onFinish(hook(stores, 1000));
+    const claimers = await openClaimers();
     const [first] = claimers;
     const older = { id: randomUUID(), camera: 'c3', slot: 0, capturedAt: 0, minuteOfDay: 0, sourceJob: null, file: 'references/o.jpg', width: 320, height: 240, createdAt: 1, origin: 'uploaded' as const };
     const renewed = { ...older, id: randomUUID(), capturedAt: 1000, sourceJob: randomUUID(), file: 'references/r.jpg', createdAt: 2, origin: 'renewed' as const };
@@ -516,18 +524,7 @@ describeBackends('camera bookkeeping in the job store', function (backend) {
     const total = 12;
     for (let i = 0; i < total; i++) await insertCheck(first, randomUUID(), 'c3');
     const second_opinion = { reference: { slot: '00:00-01:00', captured_at: 'Thu, 01 Jan 1970 00:00:00 GMT', source_job: null }, probability: 0, first_probability: 90, reference_set_aside: true };
-    const finished = await Promise.all(
-      claimers.map(async ({ jobs }, i) => {
-        let n = 0;
-        for (let job; (job = await jobs.claim(`node-${i}`, 60_000)); n++) {
-          const done = await jobs.complete({ id: job.id, attempt: job.attempts }, 'done', { probability: 0, second_opinion }, { report: { setAsideReference: renewed.id } });
-          expect(done).to.equal(true);
-        }
-        return n;
-      }),
-    );
-    expect(finished.reduce((a, b) => a + b)).to.equal(total);
-    expect(finished.filter((n) => n > 0).length, 'several claimers finished checks').to.be.above(1);
+    await finishAtOnce(claimers, total, { probability: 0, second_opinion }, { setAsideReference: renewed.id });
     expect((await first.cameras.references('c3')).map((r) => r.id)).to.deep.equal([older.id]);
     const history = await first.cameras.history('c3');
     expect(history.map((h) => h.kind)).to.deep.equal(['reference_set_aside']);

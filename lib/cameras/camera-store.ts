@@ -27,7 +27,7 @@ import {
   type StateChangeRow,
 } from './camera-records.js';
 import { settingsColumn, settingsFromColumn, type CameraSettings } from './camera-settings.js';
-import { chooseAmong, newestPerSlot, olderInSlot, type Choice } from './reference-choice.js';
+import { AUTOMATIC_ORIGINS, chooseAmong, newestPerSlot, olderInSlot, type Choice } from './reference-choice.js';
 
 /** References kept per slot: the newest is used, the older ones are for audit. */
 export const REFERENCES_PER_SLOT = 3;
@@ -232,7 +232,8 @@ export class CameraStore {
    * Its file stays until the sweep. False when it is gone already, or was not made by the appliance.
    */
   async setAsideReference(tx: Tx, camera: string, id: string): Promise<boolean> {
-    return (await tx.run(`DELETE FROM camera_references WHERE camera = ? AND id = ? AND origin IN ('renewed', 'learned')`, camera, id)) > 0;
+    const origins = AUTOMATIC_ORIGINS.map(() => '?').join(', ');
+    return (await tx.run(`DELETE FROM camera_references WHERE camera = ? AND id = ? AND origin IN (${origins})`, camera, id, ...AUTOMATIC_ORIGINS)) > 0;
   }
 
   /** The reference files rows name (the sweep of unlisted files, reference-files.ts). */

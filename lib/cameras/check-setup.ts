@@ -19,6 +19,7 @@ import { newReferenceFile, referencePath } from './reference-files.js';
 import { minuteOfDay, slotOf } from './time-of-day.js';
 import { newCaptureFile } from '../sources/capture-files.js';
 import { TAMPERED_AT } from './sensitivity.js';
+import type { SecondOpinionInput } from '../kamcheck/analytic.js';
 
 /** Why a check of a camera cannot be set up: the upload answers 422 with it, a stream check fails with it. */
 export class CheckRefused extends Error {
@@ -61,24 +62,7 @@ export interface CheckReference {
   /** Where the worker writes the clip's last frame: an uploaded clip's snapshot for XProtect. */
   picturePath?: string;
   /** Against a reference the appliance made itself, with an older one in its slot: what a check that alarms asks for a second opinion. */
-  secondOpinion?: SecondOpinion;
-}
-
-/**
- * A check whose probability reaches `from` against a reference the appliance renewed or learned
- * (`setAside`, its id) is checked again against the slot's older reference (`imagePath`,
- * presented as `reference`). Quiet there (under half of `from`: setsAside, lib/kamcheck/run.ts),
- * the older one's answer is the check's, and the renewed one leaves its slot (check-outcome.ts):
- * what alarms against a picture the appliance made and not against the one before it is in that
- * picture, such as a car's light that lingered through the renewal's clip. Tampering shows
- * against both.
- */
-export interface SecondOpinion {
-  imagePath: string;
-  reference: Record<string, unknown>;
-  setAside: string;
-  /** The camera's alarm line (its sensitivity's TAMPERED_AT). */
-  from: number;
+  secondOpinion?: SecondOpinionInput;
 }
 
 export interface CameraCheck {

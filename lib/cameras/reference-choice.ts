@@ -13,9 +13,11 @@ export interface ReferenceCandidate {
 
 export type Choice<R> = { found: R } | { none: true } | { otherSizes: { width: number; height: number }[] };
 
-/** A reference the appliance made itself from a quiet check's clip (renewed or learned), not one a person set. */
+/** The origins of references the appliance made itself from a quiet check's clip, not ones a person set. */
+export const AUTOMATIC_ORIGINS: readonly string[] = ['renewed', 'learned'];
+
 function isAutomatic(r: { origin?: string | null }): boolean {
-  return r.origin === 'renewed' || r.origin === 'learned';
+  return AUTOMATIC_ORIGINS.includes(r.origin ?? '');
 }
 
 /**

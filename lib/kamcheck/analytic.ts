@@ -36,6 +36,15 @@ export interface ClipCheckInput {
   captureFailure?: undefined;
 }
 
+/**
+ * A check whose probability reaches `from` against a reference the appliance renewed or learned
+ * (`setAside`, its id) is checked again against the slot's older reference (`imagePath`,
+ * presented as `reference`; lib/cameras/check-setup.ts). Quiet there (under half of `from`:
+ * setsAside, run.ts), the older one's answer is the check's, and the renewed one leaves its slot
+ * (lib/cameras/check-outcome.ts): what alarms against a picture the appliance made and not against
+ * the one before it is in that picture, such as a car's light that lingered through the renewal's
+ * clip. Tampering shows against both.
+ */
 export interface SecondOpinionInput {
   imagePath: string;
   /** The older reference as the task presents it. */

@@ -5,7 +5,7 @@ import { AnalyticError } from '../errors.js';
 import { DecodeError } from '../video/errors.js';
 import { analyseWorking, type CheckSettings, type TamperResult } from './analyse.js';
 import { readWorkingClip } from './clip.js';
-import { workingSize } from './cells.js';
+import { workingSize, type WorkingPicture } from './cells.js';
 import { MAX_TAMPER_FRAMES } from './limits.js';
 import { loadReference, type ReferencePicture } from './reference.js';
 import { renewalPicture, writeCameraPicture } from './refresh.js';
@@ -104,7 +104,7 @@ export async function runKamcheck(
 function secondOpinion(
   input: KamcheckRun,
   first: TamperResult,
-  working: Parameters<typeof analyseWorking>[1],
+  working: WorkingPicture[],
   reference: ReferencePicture,
   settings: CheckSettings,
 ): { answer: TamperResult; setAside: boolean } | null {

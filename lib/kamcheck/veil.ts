@@ -120,9 +120,10 @@ export interface VeilMeasurement {
  * How much lower the veiled and softened cells' thresholds (VEIL_CONTRAST_KEPT, VIEW_VEILED_KEPT,
  * DETAIL_SOFTENED_KEPT) sit where the night excuses all of the view's contrast loss (night.ts
  * contrastLossExcused). A night clip checked against a day reference keeps 0.6-0.7 of its cells'
- * contrast under a darker gamma, and the encoder smooths its noisy dark detail: without the drop, a 320x240 night_dark case of the calibration set (noise
- * sigma 11, all of it gone after x264) has a region of 0.17 of the view veiled or softened and
- * scores 99 (test/33). Covered cells count as by day: masks at night are found.
+ * contrast under a darker gamma, and the encoder smooths its noisy dark detail: without the drop,
+ * a 320x240 night_dark case of the calibration set (noise sigma 11, all of it gone after x264) has
+ * a region of 0.17 of the view veiled or softened and scores 99 (test/33). Covered cells count as
+ * by day: masks at night are found.
  */
 export const NIGHT_VEIL_DROP = 0.2;
 
