@@ -59,6 +59,20 @@ describe('sighting generator', () => {
     expect(stitchTracks([left, far(140 / MAX_SHRINK_RATIO + 10)], { fps: FPS, distance: euclidean })).to.deep.equal([[1, 2]]);
   });
 
+  it("links a later track only from where the person was seen last, not past a group's later track", () => {
+    // Track 2 continues track 1 (same place, the face now twice as large). Track 3's face is close
+    // to track 1's in descriptor and size, but far too small to follow on from track 2.
+    const first = track(1, 0, 29, box(150, 140, 42), box(160, 146, 40), [person(0)]);
+    const second = (d: number) => track(2, 30, 49, box(140, 125, 80), box(150, 148, 75), [person(0, d)]);
+    const next = (d: number) => track(3, 89, 169, box(110, 115, 43), box(90, 120, 128), [person(0, d)]);
+    expect(stitchTracks([first, second(0.1), next(0.5)], { fps: FPS, distance: euclidean })).to.deep.equal([[1, 2], [3]]);
+    // The same when the link 1-3 is the cheaper one and is taken first: 1-2 would then put track 2
+    // between them, and 2-3 is no link.
+    expect(stitchTracks([first, second(0.45), next(0.3)], { fps: FPS, distance: euclidean })).to.have.length(2);
+    // Without track 2, track 3 follows on from track 1.
+    expect(stitchTracks([first, next(0.5)], { fps: FPS, distance: euclidean })).to.deep.equal([[1, 3]]);
+  });
+
   it('makes a new sighting when the person comes back after more than the longest gap', () => {
     const gap = Math.ceil((MAX_GAP_SECONDS + 1) * FPS);
     const groups = stitchTracks(

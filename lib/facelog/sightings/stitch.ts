@@ -8,7 +8,8 @@
 // - the face must not have jumped further than a walking person moves in the gap, nor be much
 //   smaller than where the last track ended (at a pinch point people walk towards the camera);
 // - descriptors must be closer than STITCH_JOIN_DISTANCE; without descriptors (faces too small
-//   to describe) only a short gap at nearly the same place links.
+//   to describe) only a short gap at nearly the same place links;
+// - a sighting is a chain: each track links to the one its person was seen in last before it.
 import type { Box } from '../types.js';
 import { centre, iou } from '../geometry.js';
 
@@ -136,12 +137,13 @@ export class TrackStitcher {
     const duplicates = [...this.duplicates].sort((x, y) => rank.get(x.first)! - rank.get(y.first)! || rank.get(x.second)! - rank.get(y.second)!);
     for (const { first, second } of duplicates) merge(first, second);
 
-    // 2. Links across gaps, cheapest first.
+    // 2. Links across gaps, cheapest first, as long as each group stays one chain.
     const links = [...this.links].sort((x, y) => x.cost - y.cost || rank.get(x.a)! - rank.get(y.a)! || rank.get(x.b)! - rank.get(y.b)!);
+    const paired = new Set([...this.links.map(({ a, b }) => pairKey(a, b)), ...this.duplicates.map(({ first, second }) => pairKey(first, second))]);
     for (const { a, b } of links) {
       const ga = groups.get(groupOf.get(a)!)!;
       const gb = groups.get(groupOf.get(b)!)!;
-      if (ga === gb || overlapInTime(ga, gb)) continue;
+      if (ga === gb || overlapInTime(ga, gb) || !chained(ga, gb, paired)) continue;
       merge(a, b);
     }
 
@@ -193,6 +195,35 @@ function meanOverlap(a: Settled, b: Settled): number {
     n++;
   }
   return n ? sum / n : 0;
+}
+
+function pairKey(a: number, b: number): string {
+  return a < b ? `${a},${b}` : `${b},${a}`;
+}
+
+/**
+ * Whether two groups joined make one chain: wherever the person passes from one group's tracks to
+ * the other's, the track seen last before the hand-over (or one overlapping it: a duplicate) pairs
+ * with the track that takes over (or a duplicate of it). A link from a group's earlier track skips
+ * where its person was seen since. On the night set (seed 5, night-05) a man's dark face was 39 px
+ * wide where his first track ended and 74 px where his second ended; a woman's face that appeared
+ * 1.6 s later at 43 px was 0.549 from his first track's descriptor, but too small to follow on
+ * from his second track (MAX_SHRINK_RATIO).
+ */
+function chained(ga: Settled[], gb: Settled[], paired: Set<string>): boolean {
+  const inA = new Set(ga.map((t) => t.number));
+  const all = [...ga, ...gb].sort(byStart);
+  const overlapping = (t: Settled) => all.filter((u) => inA.has(u.number) === inA.has(t.number) && u.startFrame <= t.endFrame && u.endFrame >= t.startFrame);
+  let seenLast = all[0];
+  for (const next of all.slice(1)) {
+    if (inA.has(seenLast.number) !== inA.has(next.number)) {
+      const before = overlapping(seenLast);
+      const after = overlapping(next);
+      if (!before.some((u) => after.some((v) => paired.has(pairKey(u.number, v.number))))) return false;
+    }
+    if (next.endFrame > seenLast.endFrame) seenLast = next;
+  }
+  return true;
 }
 
 function overlapInTime(a: Settled[], b: Settled[]): boolean {
