@@ -30,7 +30,7 @@ describe('face log: tracker association of fast faces', function () {
     const truth = readTruth(path.join(DEFAULT_FACELOG_FIXTURE_DIR, 'test-06-empty-640x480.truth.json'));
     for await (const f of readFrames(path.join(DEFAULT_FACELOG_FIXTURE_DIR, truth.file), { width: truth.width, height: truth.height }).frames()) {
       frames.push(f);
-      if (frames.length > 15) break;
+      if (frames.length > 20) break;
     }
   });
   after(() => {
@@ -79,6 +79,23 @@ describe('face log: tracker association of fast faces', function () {
       expect(last(tracker).frame).to.equal(5);
       expect(tracker.tracks.length).to.equal(2);
     }
+  });
+
+  it('keeps a tentative track the detector was sure of through two missed runs, not a weak one', () => {
+    /** A face at frame 0 scored `score`, the detector running every 5 frames, the face found again at frame 5 * (misses + 1). */
+    const run = (score: number, misses: number) => {
+      const tracker = new KcfTracker({ width: 640, height: 480, minDetections: 2, maxMisses: 4 });
+      const back = 5 * (misses + 1);
+      for (let i = 0; i <= back; i++) {
+        const detections = i === 0 ? [{ ...face(100, 150, 60), score }] : i === back ? [face(102, 151, 60)] : i % 5 === 0 ? [] : null;
+        tracker.step(i, new FramePyramid(frames[i]), detections);
+      }
+      return tracker.confirmedTracks().map((t) => t.detections.map((d) => d.frame));
+    };
+    expect(run(0.7, 2), 'a sure face: one track, confirmed from frame 0').to.deep.equal([[0, 15]]);
+    expect(run(0.55, 2), 'a weak face: dropped, its return not yet confirmed').to.deep.equal([]);
+    expect(run(0.55, 1), 'a weak face missed once').to.deep.equal([[0, 10]]);
+    expect(run(0.7, 3), 'a sure face missed three times').to.deep.equal([]);
   });
 
   it('does not take it for a track that the previous detector run missed', () => {

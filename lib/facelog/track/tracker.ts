@@ -5,7 +5,8 @@
 //   a track's size up to FAST_MATCH_DISTANCE away continues a track that found nothing closer;
 // - birth: an unmatched detection starts a tentative track; it is confirmed, and numbered, once
 //   the detector has found it `minDetections` times, and dropped if the detector misses it
-//   TENTATIVE_MAX_MISSES times before that (a one-off false detection never becomes a track);
+//   TENTATIVE_MAX_MISSES times before that (a one-off false detection never becomes a track), or
+//   CONFIDENT_TENTATIVE_MAX_MISSES times when the detector was sure of it;
 // - death: a confirmed track ends after `maxMisses` detector runs in a row without its face, or
 //   when it leaves the frame; its tracker-only tail from the first run that missed the face on is
 //   cut off (see Track.trimTail).
@@ -36,8 +37,22 @@ const MATCH_SIZE_RATIO = 1.5;
  */
 const FAST_MATCH_DISTANCE = 3.5;
 const FAST_MATCH_SIZE_RATIO = 1.25;
-/** A tentative track is dropped when the detector misses it this many runs in a row. */
+/** A tentative track is dropped when the detector misses it this many runs in a row... */
 const TENTATIVE_MAX_MISSES = 2;
+/**
+ * ...or this many, once the detector has scored it CONFIDENT_TENTATIVE_SCORE or more. A dark face
+ * at night is found in one run and missed in the next two more often than by day, and each drop
+ * starts its track over. On the face-log night set's `dark` videos (seeds 3-6, 76 people,
+ * `bench-facelog --set night --detectable`), against 2 misses for every tentative track: people
+ * in a track within 10 frames of the first whole-frame detection 75 against 74, within 10
+ * frames of reaching 30 px 72 against 71, faces >= 30 px in no track 273 against 299, face records
+ * on no face 818 against 806 (the whole night sets, 136 videos: 2952 against 2858, docs/benchmarks.md).
+ * 3 misses for every tentative track lost a person that this keeps (seed 4, night-23: a third
+ * person never tracked). By day the bench set's sightings and faces in a track are unchanged.
+ */
+const CONFIDENT_TENTATIVE_MAX_MISSES = 3;
+/** The score that lets a tentative track miss more runs; the detector reports faces from 0.5 (detect/tile-runtime.ts, MIN_SCORE). */
+const CONFIDENT_TENTATIVE_SCORE = 0.6;
 /** A tracked box with less than this share inside the frame has left it. */
 const MIN_VISIBLE_SHARE = 0.5;
 
@@ -115,7 +130,7 @@ export class KcfTracker implements FaceTracker {
       track.addMiss(frame);
       const box = predicted.get(track);
       if (box) track.addTracked(frame, box);
-      const limit = track.confirmed ? this.options.maxMisses : TENTATIVE_MAX_MISSES;
+      const limit = track.confirmed ? this.options.maxMisses : tentativeMaxMisses(track);
       if (this.hasLeft(box ?? null)) this.end(track, frame);
       else if (track.misses >= limit) this.end(track);
     }
@@ -242,4 +257,9 @@ function matchScore(track: Box, detection: Box): number {
   const { distance, ratio } = apart(track, detection);
   if (distance <= MATCH_CENTRE_DISTANCE && ratio <= MATCH_SIZE_RATIO) return (MATCH_IOU * (1 - distance / MATCH_CENTRE_DISTANCE)) / 2;
   return 0;
+}
+
+/** Detector runs in a row a tentative track may miss before it is dropped. */
+function tentativeMaxMisses(track: Track): number {
+  return track.detections.some((d) => d.score >= CONFIDENT_TENTATIVE_SCORE) ? CONFIDENT_TENTATIVE_MAX_MISSES : TENTATIVE_MAX_MISSES;
 }
