@@ -210,6 +210,7 @@ describe('face log: an ended track packed', () => {
     const summary = { start: track.startFrame, end: track.endFrame, first: track.firstBox, last: track.lastBox, count: track.faceCount };
     const detected = { count: track.detectionCount, best: track.bestScores(), viewed: track.viewedDetections() };
     expect(detected).to.deep.equal({ count: 2, best: [0.9, 0.8125], viewed: [] });
+    expect({ start: track.startFrame, detected: track.firstDetectedFrame }, 'followed back from its first detection').to.deep.equal({ start: 8, detected: 10 });
 
     track.pack();
     expect(track.faces).to.deep.equal(faces);
@@ -221,8 +222,10 @@ describe('face log: an ended track packed', () => {
     expect({ count: track.detectionCount, best: track.bestScores(), viewed: track.viewedDetections() }).to.deep.equal(detected);
     expect(() => track.addTracked(16, summary.last)).to.throw(/packed/);
 
+    expect(track.firstDetectedFrame).to.equal(10);
     track.shiftFrames(100);
     expect(track.faces).to.deep.equal(faces.map((f) => ({ ...f, frame: f.frame + 100 })));
+    expect(track.firstDetectedFrame).to.equal(110);
     expect(faces[2].frame).to.equal(10);
     expect(track.boxAt(110)).to.deep.equal({ ...faces[2], frame: 110 });
   });

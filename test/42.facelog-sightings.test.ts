@@ -73,6 +73,17 @@ describe('sighting generator', () => {
     expect(stitchTracks([first, next(0.5)], { fps: FPS, distance: euclidean })).to.deep.equal([[1, 3]]);
   });
 
+  it("counts a track's time from its first detection, not from the frames it was followed back through", () => {
+    // One person behind an occluder: track 1 ends at 64; track 2 is found at 75 and followed back
+    // to 57, its guessed box larger than track 1's there (no duplicate).
+    const before = track(1, 10, 64, box(320, 103, 34), box(335, 118, 38), [person(0)]);
+    const after = (detectedFrom?: number) => ({ ...track(2, 57, 124, box(372, 122, 58), box(360, 120, 216), [person(0, 0.3)]), detectedFrom });
+    expect(stitchTracks([before, after(75)], { fps: FPS, distance: euclidean })).to.deep.equal([[1, 2]]);
+    // Found by the detector at 57, the two overlap: two people.
+    expect(stitchTracks([before, after(57)], { fps: FPS, distance: euclidean })).to.deep.equal([[1], [2]]);
+    expect(stitchTracks([before, after()], { fps: FPS, distance: euclidean })).to.deep.equal([[1], [2]]);
+  });
+
   it('makes a new sighting when the person comes back after more than the longest gap', () => {
     const gap = Math.ceil((MAX_GAP_SECONDS + 1) * FPS);
     const groups = stitchTracks(

@@ -94,6 +94,7 @@ export async function analyseFrames(
     stitcher.add({
       number: track.number,
       startFrame: track.startFrame,
+      detectedFrom: track.firstDetectedFrame,
       endFrame: track.endFrame,
       firstBox: track.firstBox,
       lastBox: track.lastBox,

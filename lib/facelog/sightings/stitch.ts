@@ -3,7 +3,8 @@
 // track of that person starts soon after, near where the last one ended, with the same face.
 // Tracks are linked by appearance (face descriptors) together with time and position:
 // - two tracks that overlap in time are different people, unless their boxes coincide (the
-//   tracker followed one face twice);
+//   tracker followed one face twice); a track's time starts where the detector first found its
+//   face, since the frames it was followed back through before that are a guess;
 // - a link spans at most MAX_GAP_SECONDS: a person who comes back later is a new sighting;
 // - the face must not have jumped further than a walking person moves in the gap, nor be much
 //   smaller than where the last track ended (at a pinch point people walk towards the camera);
@@ -16,6 +17,8 @@ import { centre, iou } from '../geometry.js';
 export interface TrackSummary {
   number: number;
   startFrame: number;
+  /** The frame of its first detection, where the track was followed back from there (track/backfill.ts); startFrame when absent. */
+  detectedFrom?: number;
   endFrame: number;
   firstBox: Box;
   lastBox: Box;
@@ -66,7 +69,7 @@ export function stitchTracks(tracks: TrackSummary[], options: StitchOptions): nu
 }
 
 /** What the stitcher keeps of a track once no later track can pair with it. */
-type Settled = Pick<TrackSummary, 'number' | 'startFrame' | 'endFrame' | 'boxAt'>;
+type Settled = Pick<TrackSummary, 'number' | 'startFrame' | 'detectedFrom' | 'endFrame' | 'boxAt'>;
 
 /**
  * The sighting generator fed as tracks end, so that a long video's tracks need not keep their
@@ -98,8 +101,8 @@ export class TrackStitcher {
       if (cost !== null) this.links.push({ a: a.number, b: b.number, cost });
     }
     this.pending.push(track);
-    const { number, startFrame, endFrame, boxAt } = track;
-    this.tracks.push({ number, startFrame, endFrame, boxAt });
+    const { number, startFrame, detectedFrom, endFrame, boxAt } = track;
+    this.tracks.push({ number, startFrame, detectedFrom, endFrame, boxAt });
   }
 
   /**
@@ -159,7 +162,7 @@ function byStart(a: Settled, b: Settled): number {
 
 /** The cost of saying b continues a's person, or null when it cannot. */
 function linkCost(a: TrackSummary, b: TrackSummary, options: StitchOptions): number | null {
-  const gapFrames = b.startFrame - a.endFrame;
+  const gapFrames = seenFrom(b) - a.endFrame;
   if (gapFrames < -OVERLAP_SLACK_FRAMES) return null;
   const gapSeconds = Math.max(0, gapFrames) / options.fps;
   if (gapSeconds > MAX_GAP_SECONDS) return null;
@@ -229,9 +232,21 @@ function chained(ga: Settled[], gb: Settled[], paired: Set<string>): boolean {
 function overlapInTime(a: Settled[], b: Settled[]): boolean {
   for (const x of a) {
     for (const y of b) {
-      const shared = Math.min(x.endFrame, y.endFrame) - Math.max(x.startFrame, y.startFrame);
+      const shared = Math.min(x.endFrame, y.endFrame) - Math.max(seenFrom(x), seenFrom(y));
       if (shared >= OVERLAP_SLACK_FRAMES && meanOverlap(x, y) < DUPLICATE_IOU) return true;
     }
   }
   return false;
+}
+
+/**
+ * Where a track's time starts for the stitcher: its first detection. The frames before it were
+ * followed back by KCF (track/backfill.ts), at a size guessed from the first detections' growth:
+ * on the night set (seed 4, night-14) a person's track ended at frame 64 as he went behind an
+ * occluder; his new track, found at frame 75, was followed back to frame 57, over the last 8
+ * frames of the first (a 58 px box guessed where the first track had him at 38 px), so the two
+ * overlapped in time and made two sightings.
+ */
+function seenFrom(t: Settled): number {
+  return t.detectedFrom !== undefined && t.detectedFrom >= 0 ? t.detectedFrom : t.startFrame;
 }

@@ -77,6 +77,9 @@ export class Track {
     return this.frameAt(0);
   }
 
+  /** The frame of the track's first detection: its start, unless it was followed back from there (prependTracked); -1 before one. */
+  firstDetectedFrame = -1;
+
   /** Detections of the track, also once it has ended. */
   get detectionCount(): number {
     return this.summary?.count ?? this.detections.length;
@@ -134,6 +137,7 @@ export class Track {
     if (predicted && this.detections.length > 0) this.correctDrift(frame, detection.box, predicted);
     if (this.list.length > 0) this.fillGap(frame, detection.box);
     this.detections.push({ ...detection, frame });
+    if (this.firstDetectedFrame < 0) this.firstDetectedFrame = frame;
     this.list.push({ frame, box: detection.box, confidence: detection.score, detected: true });
     this.misses = 0;
     this.missedAt = null;
@@ -154,6 +158,7 @@ export class Track {
     for (const face of this.list) face.frame += offset;
     for (const detection of this.detections) detection.frame += offset;
     if (this.missedAt !== null) this.missedAt += offset;
+    if (this.firstDetectedFrame >= 0) this.firstDetectedFrame += offset;
   }
 
   addTracked(frame: number, box: Box): void {
