@@ -17,7 +17,7 @@ export const runKamcheckJob: AnalyticRunner<KamcheckInput> = async (input, progr
       picturePath: input.picturePath,
       ignoreAreas: input.ignoreAreas,
       darkIsTamper: input.darkIsTamper,
-      secondOpinion: input.secondOpinion ? { path: input.secondOpinion.imagePath, from: input.secondOpinion.from } : undefined,
+      secondOpinion: input.secondOpinion,
     },
     progress,
   );

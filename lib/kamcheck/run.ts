@@ -10,6 +10,7 @@ import { MAX_TAMPER_FRAMES } from './limits.js';
 import { loadReference, type ReferencePicture } from './reference.js';
 import { renewalPicture, writeCameraPicture } from './refresh.js';
 import { ignoredAt, type IgnoreArea } from './ignored.js';
+import type { SecondOpinionInput } from './analytic.js';
 
 export interface KamcheckRun {
   videoPath: string;
@@ -27,8 +28,8 @@ export interface KamcheckRun {
   ignoreAreas?: IgnoreArea[];
   /** False: a picture too dark to judge is no tampering (the camera's dark_is_tamper). */
   darkIsTamper?: boolean;
-  /** A reference the appliance made (`imagePath`): the slot's older one, `path`, and the probability from which it is asked. */
-  secondOpinion?: { path: string; from: number };
+  /** A reference the appliance made (`imagePath`): the slot's older one, and the probability from which it is asked. */
+  secondOpinion?: Pick<SecondOpinionInput, 'imagePath' | 'from'>;
 }
 
 /** The same clip against the older reference (KamcheckRun.secondOpinion): its answer, and the first one's probability. */
@@ -110,7 +111,7 @@ function secondOpinion(
 ): { answer: TamperResult; setAside: boolean } | null {
   const asked = input.secondOpinion;
   if (!asked || first.probability < asked.from) return null;
-  const older = readableReference(asked.path);
+  const older = readableReference(asked.imagePath);
   if (!older || older.width !== reference.width || older.height !== reference.height) return null;
   const answer = analyseWorking(older.working, working, older.size, settings);
   return { answer, setAside: setsAside(answer.probability, asked.from) };

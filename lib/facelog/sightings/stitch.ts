@@ -248,5 +248,5 @@ function overlapInTime(a: Settled[], b: Settled[]): boolean {
  * overlapped in time and made two sightings.
  */
 function seenFrom(t: Settled): number {
-  return t.detectedFrom !== undefined && t.detectedFrom >= 0 ? t.detectedFrom : t.startFrame;
+  return t.detectedFrom ?? t.startFrame;
 }
