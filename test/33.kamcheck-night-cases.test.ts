@@ -1,4 +1,4 @@
-// The tamper check at night on hard cases of the bench's draws (seeds 2 and 7), each drawn alone
+// The tamper check at night on hard cases of the bench's draws (seeds 2, 7 and 13), each drawn alone
 // exactly as in its set (generateFixtureSet's ids give the same reference and clip bytes):
 // real scenes from the packages, the night's look, lights and noise, through x264. Each fails
 // without one of the night's measures (docs/kamcheck.md, at night).
@@ -8,6 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
+import { FADED_COLOUR_FROM } from '../lib/kamcheck/night.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import { generateFixtureSet } from '../testkit/kamcheck-fixtures/generate.js';
 import { NIGHT_KINDS } from '../testkit/kamcheck-fixtures/cases.js';
@@ -28,6 +29,14 @@ const NOISY_MIST = 'bench-401-spray_mist-320x240';
 const DARK_CLEAN = 'bench-589-night_dark-640x480';
 /** Seed 2: an under-exposure (gain 0.24, 2.03 stops darker) whose tone slope is the highest of its kind, 0.98: it stays an alarm. */
 const UNDEREXPOSED = 'bench-132-underexposed-1280x720';
+/**
+ * Seed 13: a third of the day's light (1.69 stops darker) whose noise x264 took, its camera's
+ * saturation at 0.53 under a warm light (warm 0.08), tone slope 0.89: the warm light gave its grey
+ * cells colour, so a per-cell saturation ratio read 0.90 of the colour kept, and it alarmed (93).
+ */
+const DARK_WARM = 'bench-591-night_dark-1280x720';
+/** Seed 13: the lightest under-exposure of that draw (gain 0.29, 1.74 stops darker), colour kept: it stays an alarm. */
+const UNDEREXPOSED_LIGHT = 'bench-129-underexposed-640x480';
 
 describe('kamcheck at night, on cases of the calibration draw', function () {
   this.timeout(300_000);
@@ -41,6 +50,8 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
       { seed: 2, kinds: ['underexposed' as const], ids: [UNDEREXPOSED] },
       { seed: 7, kinds: NIGHT_KINDS, ids: [DARK_CLEAN] },
       { seed: 7, kinds: ['spray_mist' as const], ids: [NOISY_MIST] },
+      { seed: 13, kinds: NIGHT_KINDS, ids: [DARK_WARM] },
+      { seed: 13, kinds: ['underexposed' as const], ids: [UNDEREXPOSED_LIGHT] },
     ];
     cases = new Map();
     for (const draw of draws) {
@@ -87,6 +98,16 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     expect(night.result.causes.exposure, night.said).to.be.below(50);
     expect(night.result.probability, night.said).to.be.below(50);
     const under = analyse(UNDEREXPOSED);
+    expect(under.result.causes.exposure, under.said).to.be.at.least(50);
+  });
+
+  it('reads the fade of a night\'s colours under a warm light, and not in an under-exposure as dark', function () {
+    const night = analyse(DARK_WARM);
+    const kept = measureTamper(night.frames, night.reference).night.colourKept;
+    expect(kept, night.said).to.be.below(FADED_COLOUR_FROM);
+    expect(night.result.probability, night.said).to.be.below(50);
+    const under = analyse(UNDEREXPOSED_LIGHT);
+    expect(measureTamper(under.frames, under.reference).night.colourKept, under.said).to.be.above(0.9);
     expect(under.result.causes.exposure, under.said).to.be.at.least(50);
   });
 

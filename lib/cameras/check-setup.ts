@@ -88,8 +88,8 @@ export interface CheckSetupOptions {
  * clip the slot's first reference when it returns under this rather than only at 0: a night
  * compared with the evening's or the day's picture keeps a little of the darkening it excuses. On
  * the held-out night draw (kamcheck-night-seed13, against day references) no night_dark clip
- * returns 0 (1-6, and two alarms), nor do 70-80% of the infrared, headlights, lamps and rain ones;
- * 113 of its 120 benign night clips return under 10. Of the 740 cases of that draw and the day
+ * returns 0 (1-6, and two at 26 and 28), nor do 70-80% of the infrared, headlights, lamps and rain ones;
+ * 116 of its 120 benign night clips return under 10. Of the 740 cases of that draw and the day
  * bench, 2 tampered clips do (spray mist at 1 and 7), which no alarm line catches either. Once
  * the slot has its own reference, only a check of 0 renews it, so a slow change is not learned.
  */

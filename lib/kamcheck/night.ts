@@ -5,7 +5,7 @@
 // Brightness alone is no evidence: a closed iris or a sprayed lens darken a picture as the dusk
 // does.
 import { median } from '../stats.js';
-import { CELL_COUNT } from './cells.js';
+import { CELL_COUNT, cellChromaticity } from './cells.js';
 
 /**
  * Fine noise sigma (grey levels at full size) from which the noise is that of high gain: none at
@@ -15,9 +15,11 @@ import { CELL_COUNT } from './cells.js';
 export const GAIN_NOISE_FROM = 1;
 export const GAIN_NOISE_FULL = 2;
 /**
- * Colour kept (clip over reference) below which the fade is evidence: none at 0.75, full at 0.4.
- * Compression alone fades the colours of a dark picture (under-exposed clips at 320x240 kept
- * 0.55-0.63), so such a fade counts for a third at most.
+ * Colour kept (colourKept) below which the fade is evidence: none at 0.75, full at 0.4. Against
+ * the view's colour (colourKeptIn), under-exposed clips of the calibration draw keep 0.92-1.15 and
+ * night clips at a third of the day's brightness 0-0.68 (their cameras' saturation 0.25-0.7).
+ * Where the saturation ratio stands in, compression alone fades a dark picture's colours
+ * (under-exposed clips at 320x240 kept 0.55-0.63), so such a fade counts for a third at most.
  */
 export const FADED_COLOUR_FROM = 0.75;
 export const FADED_COLOUR_FULL = 0.4;
@@ -45,13 +47,20 @@ export const DEEPER_SHADOWS_FROM = 1.02;
 export const DEEPER_SHADOWS_FULL = 1.12;
 /** Reference cell mean grey from which a cell takes part in toneSlope: below it the sensor's floor and the +4 offset flatten the relation. */
 const TONE_MIN_LEVEL = 30;
+/**
+ * How far a cell's chromaticity lies from the view's (cellChromaticity, Euclidean) in the
+ * reference for its colour to be seen to fade: about a saturation of 0.06 (cellSaturation).
+ */
+const COLOURED_CELL_DEPARTURE = 0.04;
+/** Cells that departure needs, of those in view, for a clip's colour to be read at all. */
+const COLOURED_CELLS_MIN = 8;
 /** A cell's saturation in the reference from which its colour can be seen to fade. */
 const COLOURED_CELL = 0.06;
 
 export interface NightMeasurement {
   /** Fine noise sigma of the clip (median of the frames it was read on), grey levels at full size. */
   clipNoise: number;
-  /** Median over the reference's coloured cells of the clip's saturation over the reference's (median of the frames whose noise was read); 1 when nothing is coloured. */
+  /** How much of the reference's colour the clip keeps (colourKeptIn, median of the frames whose noise was read); 1 when too little is coloured. */
   colourKept: number;
   /** 0..1: how surely the clip's noise is that of high gain. */
   gainNoise: number;
@@ -128,6 +137,59 @@ export function cellSaturation(cells: Uint8Array): Float32Array {
   return out;
 }
 
+/** Median over the reference's coloured cells of a frame's saturation over the reference's; 1 when nothing is coloured. */
+function saturationKept(refSat: Float32Array, sat: Float32Array, inView: boolean[]): number {
+  const ratios: number[] = [];
+  for (let i = 0; i < CELL_COUNT; i++) if (inView[i] && refSat[i] >= COLOURED_CELL) ratios.push(sat[i] / refSat[i]);
+  return ratios.length > 0 ? median(ratios) : 1;
+}
+
+/** Per channel, the median over the cells in view of a cellChromaticity map: the view's colour. */
+function viewChromaticity(chroma: Float32Array, inView: boolean[]): [number, number, number] {
+  const centre: [number, number, number] = [1 / 3, 1 / 3, 1 / 3];
+  const values = new Float32Array(CELL_COUNT);
+  for (let c = 0; c < 3; c++) {
+    let n = 0;
+    for (let i = 0; i < CELL_COUNT; i++) if (inView[i]) values[n++] = chroma[3 * i + c];
+    if (n === 0) continue;
+    // the median as stats.ts has it; a typed array sorts numerically without a comparator
+    const sorted = values.subarray(0, n).sort();
+    centre[c] = (sorted[(n - 1) >> 1] + sorted[n >> 1]) / 2;
+  }
+  return centre;
+}
+
+/**
+ * How much of the reference's colour a frame keeps: per coloured cell, its chromaticity's
+ * departure from the view's colour in the frame, projected on that departure in the reference,
+ * over the reference's (median over the cells). A change of gain keeps every cell's chromaticity
+ * (1); a camera turning its saturation down moves every cell towards the view's colour (below 1).
+ * The light's own colour (sodium lamps, a white balance that drifts at high gain) moves the view's
+ * colour and every cell's with it, which the departures leave out: a per-cell saturation ratio
+ * reads a warm light on a faded scene as colour kept (a night clip of seed 13 at saturation 0.53,
+ * warm 0.08: 0.90). The median stands against a passer-by or a covered part of the view.
+ * undefined when fewer than COLOURED_CELLS_MIN cells are coloured enough to tell.
+ */
+export function colourKeptIn(
+  referenceChroma: Float32Array, frameChroma: Float32Array, inView: boolean[],
+  refCentre = viewChromaticity(referenceChroma, inView),
+): number | undefined {
+  const frameCentre = viewChromaticity(frameChroma, inView);
+  const ratios: number[] = [];
+  for (let i = 0; i < CELL_COUNT; i++) {
+    if (!inView[i]) continue;
+    let dot = 0;
+    let norm = 0;
+    for (let c = 0; c < 3; c++) {
+      const r = referenceChroma[3 * i + c] - refCentre[c];
+      dot += r * (frameChroma[3 * i + c] - frameCentre[c]);
+      norm += r * r;
+    }
+    if (norm >= COLOURED_CELL_DEPARTURE ** 2) ratios.push(dot / norm);
+  }
+  return ratios.length >= COLOURED_CELLS_MIN ? median(ratios) : undefined;
+}
+
 const ramp = (v: number, from: number, full: number) => Math.max(0, Math.min(1, (v - from) / (full - from)));
 
 export function measureNight(
@@ -141,13 +203,10 @@ export function measureNight(
   /** The clip's tone slope against the reference (toneSlope). */
   tone: number,
 ): NightMeasurement {
+  const refChroma = cellChromaticity(referenceColours);
+  const refCentre = viewChromaticity(refChroma, inView);
   const refSat = cellSaturation(referenceColours);
-  const kept = frames.map((f) => {
-    const sat = cellSaturation(f.colours);
-    const ratios: number[] = [];
-    for (let i = 0; i < CELL_COUNT; i++) if (inView[i] && refSat[i] >= COLOURED_CELL) ratios.push(sat[i] / refSat[i]);
-    return ratios.length > 0 ? median(ratios) : 1;
-  });
+  const kept = frames.map((f) => colourKeptIn(refChroma, cellChromaticity(f.colours), inView, refCentre) ?? saturationKept(refSat, cellSaturation(f.colours), inView));
   const colourKept = median(kept);
   const noises = frames.flatMap((f) => (f.fineNoise === undefined ? [] : [f.fineNoise]));
   const clipNoise = noises.length > 0 ? median(noises) : 0;
