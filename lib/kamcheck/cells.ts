@@ -72,6 +72,19 @@ export function cellChromaticity(cells: Uint8Array): Float32Array {
   return out;
 }
 
+/** A picture's cell colours and their chromaticity: what the masked and the night measures both read, taken once. */
+export interface CellColours {
+  /** cellColours */
+  means: Uint8Array;
+  /** cellChromaticity of means */
+  chroma: Float32Array;
+}
+
+export function readCellColours(bgr: cv.Mat): CellColours {
+  const means = cellColours(bgr);
+  return { means, chroma: cellChromaticity(means) };
+}
+
 /** Frames of the spread ones whose fine noise is read (1-5 ms each at 1080p): a median of 3 ignores a passer-by. */
 export const NOISE_FRAMES = 3;
 

@@ -15,7 +15,7 @@
 // and defocus leave real structure correlated.
 import cv, { readAndFree } from '../video/opencv.js';
 import { median } from '../stats.js';
-import { CELL_COUNT, cellChromaticity, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, spread, WorkingPicture } from './cells.js';
+import { CELL_COUNT, type CellColours, cellMeans, cellMoments, GRID_COLS, GRID_ROWS, spread, WorkingPicture } from './cells.js';
 import { cellSaturation } from './night.js';
 
 /** 1.5 px at 320: low-pass before comparing; with it the 'noise' bench cases (sigma 6-12) cover at most 0.063 of the view. */
@@ -131,17 +131,17 @@ export function lowPass(m: cv.Mat): cv.Mat {
 /**
  * @param reference the reference at the working size, grey CV_32F, aligned to the clip's view
  * @param frames clip frames, grey CV_32F
- * @param referenceColours the (aligned) reference's cell colours (cells.ts cellColours); frameColours likewise per frame
+ * @param referenceColours the (aligned) reference's cell colours (cells.ts readCellColours); frameColours likewise per frame
  */
 export function measureMask(
   reference: cv.Mat,
   frames: cv.Mat[],
-  referenceColours: Uint8Array,
-  frameColours: Uint8Array[],
+  referenceColours: CellColours,
+  frameColours: CellColours[],
   inView: boolean[],
 ): MaskMeasurement {
   const ref = lowPass(reference);
-  const refChroma = cellChromaticity(referenceColours);
+  const refChroma = referenceColours.chroma;
   const r = cellMoments(ref);
   const refStd = r.variance.map(Math.sqrt);
   const textured = Array.from(refStd, (s, i) => inView[i] && s >= CELL_MIN_TEXTURE);
@@ -159,10 +159,10 @@ export function measureMask(
   const inViewCells = [...Array(CELL_COUNT).keys()].filter((i) => inView[i]);
   frames.forEach((frame, k) => {
     const f = lowPass(frame);
-    const chroma = cellChromaticity(frameColours[k]);
+    const chroma = frameColours[k].chroma;
     const colourShift = [0, 1, 2].map((c) => median(inViewCells.map((i) => chroma[3 * i + c] - refChroma[3 * i + c])));
     colourShiftPerFrame.push(Math.max(...colourShift.map(Math.abs)));
-    const saturation = cellSaturation(frameColours[k]);
+    const saturation = cellSaturation(frameColours[k].means);
     // 9 in 10 cells: rounding a dark grey through 4:2:0 chroma tints a few cells of an infrared picture (up to 0.04)
     const monochrome = inViewCells.filter((i) => saturation[i] >= MONOCHROME_SATURATION).length < 0.1 * inViewCells.length;
     const colourDeparture = (i: number) =>

@@ -3,7 +3,7 @@
 // them in the masked cause), and blur is measured only on cells that are not covered, so one cause
 // does not leak into another.
 import cv, { withTemporaries } from '../video/opencv.js';
-import { cellColours, noiseReadFrames, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
+import { readCellColours, noiseReadFrames, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, atHalfScale, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
 import { BlurMeasurement, measureBlur } from './blur.js';
@@ -71,8 +71,8 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     if (refColour !== ref.bgr) made(refColour);
     const frames32 = frames8.map((f) => made(f.convertTo(cv.CV_32F)));
     const inView = cellsInView(shift, size).map((v, i) => v && !ignored?.cells[i]);
-    const refColours = cellColours(refColour);
-    const frameColours = working.map((w) => cellColours(w.bgr));
+    const refColours = readCellColours(refColour);
+    const frameColours = working.map((w) => readCellColours(w.bgr));
     const mask = measureMask(ref32, frames32, refColours, frameColours, inView);
     const visible = mask.structured.map((s, i) => s && !mask.covered[i]);
     const frameLuma = frames8.map((f) => lumaStats(f, checked));

@@ -5,7 +5,7 @@
 // Brightness alone is no evidence: a closed iris or a sprayed lens darken a picture as the dusk
 // does.
 import { median } from '../stats.js';
-import { CELL_COUNT, cellChromaticity } from './cells.js';
+import { CELL_COUNT, type CellColours } from './cells.js';
 
 /**
  * Fine noise sigma (grey levels at full size) from which the noise is that of high gain: none at
@@ -33,12 +33,12 @@ export const FADED_COLOUR_FULL = 0.4;
 export const MONOCHROME_KEPT = 0.15;
 export const FADE_DARKER_FROM_STOPS = 0.3;
 /**
- * Stops darker from which a monochrome picture's loss of contrast over the whole view counts as
- * the night's (contrastLossExcused), short of FADE_DARKER_FROM_STOPS: an infrared illuminator
- * falls off towards the corners and the infrared picture has its own curve, which take contrast
- * from the whole view as a veil does (a 320x240 switch of the held-out seed 19, corners at 0.36,
- * gamma 0.73, 0.25 stops darker: 0.64 of the view's contrast lost, masked 100). A fogged window
- * is as grey, but its glare adds light: 0.14-0.53 stops brighter on the day draws.
+ * Stops darker from which a monochrome picture is at night (atNight), short of
+ * FADE_DARKER_FROM_STOPS: an infrared illuminator falls off towards the corners and the infrared
+ * picture has its own curve, which take contrast from the whole view as a veil does (a 320x240
+ * switch of the held-out seed 19, corners at 0.36, gamma 0.73, 0.25 stops darker: 0.64 of the
+ * view's contrast lost, masked 100 when it was judged as by day). A fogged window is as grey, but
+ * its glare adds light: 0.14-0.53 stops brighter on the day draws.
  */
 export const MONOCHROME_DARKER_STOPS = 0.1;
 export const FADE_DARKER_FULL_STOPS = 0.7;
@@ -78,8 +78,9 @@ export interface NightMeasurement {
   /**
    * Whether the measures that change at night apply (measure.ts: the veil's thresholds, the lit
    * cells, the half-scale sharpness): the noise of high gain, or a night sign in a picture
-   * FADE_DARKER_FROM_STOPS or more darker. A picture that is only paler is not at night: x264 at
-   * CRF 42-50 takes all colour from some day scenes, and their fine detail with it, which the
+   * FADE_DARKER_FROM_STOPS or more darker (MONOCHROME_DARKER_STOPS for a monochrome one). A
+   * picture that is only paler is not at night: x264 at CRF 42-50 takes all colour from some day
+   * scenes, and their fine detail with it, which the
    * half-scale measure reads as a defocus; a fogged window takes all colour too, and its veil
    * must count in full. (Monochrome still excuses darkening, as `evidence`: an infrared picture
    * need not be darker.)
@@ -97,8 +98,7 @@ export interface NightMeasurement {
    * faded from it. A clip as bright and as coloured as its reference was taken in its light: a
    * night against a night reference, or a noisy day (a 320x240 paint mist of the held-out draw
    * with 1.46 grey levels of fine noise, 0.01 stops darker, was excused to 18 without it). 0 for a
-   * clip that is not atNight, short of a monochrome one MONOCHROME_DARKER_STOPS darker, as the
-   * veil's thresholds have always had it (measure.ts): a picture
+   * clip that is not atNight, as the veil's thresholds have always had it (measure.ts): a picture
    * only paler, not darker, is not night (a fogged window takes all colour at the day's
    * brightness; ungated, the thresholds let a fogged window and a partial smear of the held-out
    * day draw through, 100 to 1 and 8).
@@ -155,18 +155,13 @@ function saturationKept(refSat: Float32Array, sat: Float32Array, inView: boolean
 }
 
 /** Per channel, the median over the cells in view of a cellChromaticity map: the view's colour. */
-function viewChromaticity(chroma: Float32Array, inView: boolean[]): [number, number, number] {
-  const centre: [number, number, number] = [1 / 3, 1 / 3, 1 / 3];
-  const values = new Float32Array(CELL_COUNT);
-  for (let c = 0; c < 3; c++) {
+function viewChromaticity(chroma: Float32Array, inView: boolean[]): number[] {
+  return [0, 1, 2].map((c) => {
+    const values = new Float32Array(CELL_COUNT);
     let n = 0;
     for (let i = 0; i < CELL_COUNT; i++) if (inView[i]) values[n++] = chroma[3 * i + c];
-    if (n === 0) continue;
-    // the median as stats.ts has it; a typed array sorts numerically without a comparator
-    const sorted = values.subarray(0, n).sort();
-    centre[c] = (sorted[(n - 1) >> 1] + sorted[n >> 1]) / 2;
-  }
-  return centre;
+    return n > 0 ? median(values.subarray(0, n)) : 1 / 3;
+  });
 }
 
 /**
@@ -203,20 +198,23 @@ export function colourKeptIn(
 const ramp = (v: number, from: number, full: number) => Math.max(0, Math.min(1, (v - from) / (full - from)));
 
 export function measureNight(
-  /** The (aligned) reference's cell colours (cells.ts cellColours). */
-  referenceColours: Uint8Array,
+  /** The (aligned) reference's cell colours (cells.ts readCellColours). */
+  referenceColours: CellColours,
   /** The cell colours and fine noise of the frames whose noise was read (cells.ts noiseReadFrames): 3 are enough. */
-  frames: { colours: Uint8Array; fineNoise?: number }[],
+  frames: { colours: CellColours; fineNoise?: number }[],
   inView: boolean[],
   /** Brightness change against the reference in stops (exposure.ts); negative darker. */
   stops: number,
   /** The clip's tone slope against the reference (toneSlope). */
   tone: number,
 ): NightMeasurement {
-  const refChroma = cellChromaticity(referenceColours);
-  const refCentre = viewChromaticity(refChroma, inView);
-  const refSat = cellSaturation(referenceColours);
-  const kept = frames.map((f) => colourKeptIn(refChroma, cellChromaticity(f.colours), inView, refCentre) ?? saturationKept(refSat, cellSaturation(f.colours), inView));
+  const refCentre = viewChromaticity(referenceColours.chroma, inView);
+  let refSat: Float32Array | undefined;
+  const kept = frames.map(
+    (f) =>
+      colourKeptIn(referenceColours.chroma, f.colours.chroma, inView, refCentre) ??
+      saturationKept((refSat ??= cellSaturation(referenceColours.means)), cellSaturation(f.colours.means), inView),
+  );
   const colourKept = median(kept);
   const noises = frames.flatMap((f) => (f.fineNoise === undefined ? [] : [f.fineNoise]));
   const clipNoise = noises.length > 0 ? median(noises) : 0;
@@ -224,13 +222,13 @@ export function measureNight(
   const darkerBy = ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
   const faded = ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL);
   const evidence = Math.max(gainNoise, faded * (colourKept < MONOCHROME_KEPT ? 1 : darkerBy));
-  const atNight = gainNoise > 0 || (evidence > 0 && stops <= -FADE_DARKER_FROM_STOPS);
+  const atNight = gainNoise > 0 || (evidence > 0 && stops <= -(colourKept < MONOCHROME_KEPT ? MONOCHROME_DARKER_STOPS : FADE_DARKER_FROM_STOPS));
   const deeperShadows = ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL);
   // how far the clip's light departs from the reference's: darker, or its colours faded
   const changed = Math.max(faded, darkerBy);
   return {
     clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows,
     darkeningExcused: Math.max(evidence, deeperShadows),
-    contrastLossExcused: atNight || (colourKept < MONOCHROME_KEPT && stops <= -MONOCHROME_DARKER_STOPS) ? evidence * changed : 0,
+    contrastLossExcused: atNight ? evidence * changed : 0,
   };
 }
