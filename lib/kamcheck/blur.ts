@@ -21,12 +21,21 @@ export interface BlurMeasurement {
   /** -log2 of the sharpness ratio at half the working size; measured only at night (measure.ts), else absent. */
   halfScaleLost?: number;
   /**
+   * How much more of its small detail than of its strong edges the clip lost (smallDetailLost):
+   * the mark of an encoder's quantisation. Read only by day on a clip that lost sharpness enough
+   * to matter (measure.ts), else absent.
+   */
+  smallDetailLost?: number;
+  /**
    * Median over frames of the median usable cell's contrast in the clip, less its noise (grey-level
    * std at the working size): below BLUR_MIN_SIGNAL the picture is too dark or too flat for its
    * focus to be judged.
    */
   signal: number;
 }
+
+/** -log2 sharpness ratio from which a day clip's smallDetailLost is read: below it the blur cause scores 0 and there is nothing to excuse (0.5 ms a read, on 3 frames). */
+export const SMALL_DETAIL_READ_FROM = 1.5;
 
 /** Contrast (grey-level std at the working size, noise removed) that the median usable cell needs for the focus to be judged. */
 export const BLUR_MIN_SIGNAL = 2;
@@ -91,3 +100,35 @@ function usableValues(values: Float32Array, usable: boolean[]): number[] {
   return out;
 }
 
+/**
+ * log2 of the clip's L4 norm of the Laplacian over the reference's, less log2 of their L1 norms,
+ * over the usable cells (median over `frames`): how much more of its small Laplacian responses than
+ * of its large ones the clip lost. An encoder's quantisation takes small responses (texture, noise)
+ * whole and keeps strong edges, which the L4 norm is made of (scorer.ts COMPRESSED_FROM has the
+ * bench's values). A defocus is linear and takes a strong edge's peak more than its sum (the peak
+ * falls with sigma squared, the response summed across the edge with sigma). The noise of high
+ * gain is small detail too, so a night clip whose encoder took it would read as compressed: it is
+ * read by day only (measure.ts).
+ */
+export function smallDetailLost(reference: cv.Mat, shift: CameraShift, frames: cv.Mat[], usable: boolean[]): number {
+  const norms = (m: cv.Mat, carry: (map: cv.Mat) => cv.Mat) =>
+    readAndFree(m.laplacian(cv.CV_32F, 1), (lap) => {
+      const l1 = readAndFree(lap.abs(), (a) => carriedCellMeans(a, carry));
+      const l4 = readAndFree(lap.hMul(lap), (e) => readAndFree(e.hMul(e), (e2) => carriedCellMeans(e2, carry)));
+      let sum1 = 0;
+      let sum4 = 0;
+      for (let i = 0; i < CELL_COUNT; i++) {
+        if (!usable[i]) continue;
+        sum1 += l1[i];
+        sum4 += l4[i];
+      }
+      return { l1: sum1, l4: Math.sqrt(Math.sqrt(sum4)) };
+    });
+  const ref = norms(reference, (map) => alignReference(map, shift));
+  return median(
+    frames.map((f) => {
+      const n = norms(f, asIs);
+      return Math.log2(Math.max(n.l4, 1e-6) / Math.max(ref.l4, 1e-6)) - Math.log2(Math.max(n.l1, 1e-6) / Math.max(ref.l1, 1e-6));
+    }),
+  );
+}

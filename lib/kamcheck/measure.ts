@@ -6,7 +6,7 @@ import cv, { withTemporaries } from '../video/opencv.js';
 import { readCellColours, noiseReadFrames, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, atHalfScale, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
-import { BlurMeasurement, measureBlur } from './blur.js';
+import { BlurMeasurement, measureBlur, SMALL_DETAIL_READ_FROM, smallDetailLost } from './blur.js';
 import { noiseSigma } from './noise.js';
 import { measureNight, NightMeasurement, toneSlope } from './night.js';
 import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
@@ -99,6 +99,11 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     // the focus is compared on the reference's own pixels (blur.ts): resampled, it would lose the
     // fine detail a defocus takes
     const blur = measureBlur(refOwn32, shift, frames32, sharpCells, noise);
+    // by day, a clip that lost sharpness enough to matter: was it the encoder's? (blur.ts; on the
+    // frames whose noise was read, since a clip's compression is the same in every frame)
+    if (!night.atNight && -Math.log2(Math.max(blur.sharpnessRatio, 1e-3)) >= SMALL_DETAIL_READ_FROM) {
+      blur.smallDetailLost = smallDetailLost(refOwn32, shift, noiseFrames.map((k) => frames32[k]), sharpCells);
+    }
     if (night.atNight) {
       // at night the sharpness is also compared at half the working size, where a defocus still
       // shows and the noise, and what the encoder made of it, is smaller. Each picture's noise is
