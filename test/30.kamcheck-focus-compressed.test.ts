@@ -2,8 +2,7 @@
 // COMPRESSION_EXCUSE): x264's quantisation takes small detail whole and keeps strong edges, a
 // defocus takes both, so a clip's lost sharpness is excused as far as it bears the encoder's mark,
 // and the blur cause's centre sits below what the encoder alone once took. Cases of the bench's
-// draws, each drawn alone exactly as in its set (generateFixtureSet's ids give the same reference
-// and clip bytes).
+// draws, each drawn alone exactly as in its set (testkit/kamcheck-fixtures/drawn.ts).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,10 +10,8 @@ import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
 import { COMPRESSED_FULL } from '../lib/kamcheck/scorer.js';
-import { readImage, readVideoFrames } from '../lib/video/decode.js';
-import { generateFixtureSet } from '../testkit/kamcheck-fixtures/generate.js';
 import { NIGHT_KINDS } from '../testkit/kamcheck-fixtures/cases.js';
-import type { FixtureCase } from '../testkit/kamcheck-fixtures/manifest.js';
+import { drawCases, readDrawnCase, type DrawnCase } from '../testkit/kamcheck-fixtures/drawn.js';
 
 /** Seed 31: x264 at CRF 48 over aero3.jpg at 320x240, 3.82 of its sharpness lost (-log2): blur 96 before its mark was read. */
 const COMPRESSED = 'bench-281-heavy_compression-320x240';
@@ -26,22 +23,15 @@ const SLIGHT_DEFOCUS_1280 = 'bench-494-slight_defocus-1280x720';
 describe('kamcheck focus, against what the encoder took', function () {
   this.timeout(300_000);
   let dir: string;
-  const cases = new Map<string, FixtureCase & { dir: string }>();
+  let cases: Map<string, DrawnCase>;
 
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-focus-'));
-    const draws = [
-      { seed: 31, kinds: ['heavy_compression' as const], ids: [COMPRESSED] },
+    cases = await drawCases(dir, [
+      { seed: 31, kinds: ['heavy_compression'], ids: [COMPRESSED] },
       { seed: 13, kinds: NIGHT_KINDS, ids: [SLIGHT_DEFOCUS_320] },
       { seed: 2, kinds: NIGHT_KINDS, ids: [SLIGHT_DEFOCUS_1280] },
-    ];
-    for (const [n, draw] of draws.entries()) {
-      // each draw in its own folder: generateFixtureSet empties it and writes its manifest
-      const drawDir = path.join(dir, `draw${n}-seed${draw.seed}`);
-      const manifest = await generateFixtureSet('bench', drawDir, undefined, draw.seed, draw.kinds, draw.ids);
-      expect(manifest.cases.map((c) => c.id).sort()).to.deep.equal([...draw.ids].sort());
-      for (const c of manifest.cases) cases.set(c.id, { ...c, dir: drawDir });
-    }
+    ]);
   });
 
   after(function () {
@@ -50,8 +40,7 @@ describe('kamcheck focus, against what the encoder took', function () {
 
   function analyse(id: string) {
     const fixture = cases.get(id)!;
-    const frames = readVideoFrames(path.join(fixture.dir, id, 'clip.mp4'), 26).frames;
-    const reference = readImage(path.join(fixture.dir, id, 'reference.png'));
+    const { frames, reference } = readDrawnCase(fixture);
     const result = analyseTamper(frames, reference);
     const smallDetailLost = measureTamper(frames, reference).blur.smallDetailLost;
     return { result, smallDetailLost, said: `${id} (${fixture.scene}, crf ${fixture.crf}) ${JSON.stringify(fixture.params)}: small detail lost ${smallDetailLost}, p=${result.probability} ${JSON.stringify(result.causes)}` };

@@ -1,5 +1,5 @@
 // The tamper check at night on hard cases of the bench's draws (seeds 2, 7, 13 and 19), each drawn alone
-// exactly as in its set (generateFixtureSet's ids give the same reference and clip bytes):
+// exactly as in its set (testkit/kamcheck-fixtures/drawn.ts):
 // real scenes from the packages, the night's look, lights and noise, through x264. Each fails
 // without one of the night's measures (docs/kamcheck.md, at night).
 import fs from 'node:fs';
@@ -9,11 +9,9 @@ import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
 import { FADED_COLOUR_FROM, MONOCHROME_KEPT } from '../lib/kamcheck/night.js';
-import { readImage, readVideoFrames } from '../lib/video/decode.js';
-import { generateFixtureSet } from '../testkit/kamcheck-fixtures/generate.js';
 import { NIGHT_KINDS } from '../testkit/kamcheck-fixtures/cases.js';
+import { drawCases, readDrawnCase, type Draw, type DrawnCase } from '../testkit/kamcheck-fixtures/drawn.js';
 import { nudged } from '../testkit/kamcheck-fixtures/effects.js';
-import type { FixtureCase } from '../testkit/kamcheck-fixtures/manifest.js';
 
 /** A third of the day's light, noise sigma 11, all of it gone after x264: a veiled region (99) unless the night lowers the veil's thresholds. */
 const DARK_ENCODED = 'bench-581-night_dark-320x240';
@@ -45,28 +43,21 @@ const FOGGED_GREY = 'bench-434-fogged_window-1280x720';
 describe('kamcheck at night, on cases of the calibration draw', function () {
   this.timeout(300_000);
   let dir: string;
-  let cases: Map<string, FixtureCase & { dir: string }>;
+  let cases: Map<string, DrawnCase>;
 
   before(async function () {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-night-'));
-    const draws = [
+    const draws: Draw[] = [
       { seed: 2, kinds: NIGHT_KINDS, ids: [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS, SNOW] },
-      { seed: 2, kinds: ['underexposed' as const], ids: [UNDEREXPOSED] },
+      { seed: 2, kinds: ['underexposed'], ids: [UNDEREXPOSED] },
       { seed: 7, kinds: NIGHT_KINDS, ids: [DARK_CLEAN] },
-      { seed: 7, kinds: ['spray_mist' as const], ids: [NOISY_MIST] },
+      { seed: 7, kinds: ['spray_mist'], ids: [NOISY_MIST] },
       { seed: 13, kinds: NIGHT_KINDS, ids: [DARK_WARM] },
-      { seed: 13, kinds: ['underexposed' as const], ids: [UNDEREXPOSED_LIGHT] },
+      { seed: 13, kinds: ['underexposed'], ids: [UNDEREXPOSED_LIGHT] },
       { seed: 19, kinds: NIGHT_KINDS, ids: [IR_FALLOFF] },
-      { seed: 7, kinds: ['fogged_window' as const], ids: [FOGGED_GREY] },
+      { seed: 7, kinds: ['fogged_window'], ids: [FOGGED_GREY] },
     ];
-    cases = new Map();
-    for (const [n, draw] of draws.entries()) {
-      // each draw in its own folder: generateFixtureSet empties it and writes its manifest
-      const drawDir = path.join(dir, `draw${n}-seed${draw.seed}`);
-      const manifest = await generateFixtureSet('bench', drawDir, undefined, draw.seed, draw.kinds, draw.ids);
-      expect(manifest.cases.map((c) => c.id).sort()).to.deep.equal([...draw.ids].sort());
-      for (const c of manifest.cases) cases.set(c.id, { ...c, dir: drawDir });
-    }
+    cases = await drawCases(dir, draws);
   });
 
   after(function () {
@@ -75,8 +66,9 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
 
   function analyse(id: string, nudge = 0) {
     const fixture = cases.get(id)!;
-    const frames = nudged(readVideoFrames(path.join(fixture.dir, id, 'clip.mp4'), 26).frames, nudge);
-    const reference = readImage(path.join(fixture.dir, id, 'reference.png'));
+    const drawn = readDrawnCase(fixture);
+    const frames = nudged(drawn.frames, nudge);
+    const { reference } = drawn;
     const result = analyseTamper(frames, reference);
     return { result, frames, reference, said: `${id} ${JSON.stringify(fixture.params)}: p=${result.probability} ${JSON.stringify(result.causes)}` };
   }

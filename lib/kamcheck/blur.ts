@@ -37,6 +37,11 @@ export interface BlurMeasurement {
 /** -log2 sharpness ratio from which a day clip's smallDetailLost is read: below it the blur cause scores 0 and there is nothing to excuse (0.5 ms a read, on 3 frames). */
 export const SMALL_DETAIL_READ_FROM = 1.5;
 
+/** -log2 of a sharpness ratio (a ratio of 0 read as 1e-3): the sharpness a clip lost, on the blur cause's axis. */
+export function sharpnessLost(ratio: number): number {
+  return -Math.log2(Math.max(ratio, 1e-3));
+}
+
 /** Contrast (grey-level std at the working size, noise removed) that the median usable cell needs for the focus to be judged. */
 export const BLUR_MIN_SIGNAL = 2;
 

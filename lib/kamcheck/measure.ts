@@ -6,7 +6,7 @@ import cv, { withTemporaries } from '../video/opencv.js';
 import { readCellColours, noiseReadFrames, readsNoise, spread, toWorking, workingSize, type WorkingPicture, type WorkingSize } from './cells.js';
 import { alignReference, atHalfScale, CameraShift, cellsInView, estimateShift } from './shift.js';
 import { MaskMeasurement, measureMask } from './mask.js';
-import { BlurMeasurement, measureBlur, SMALL_DETAIL_READ_FROM, smallDetailLost } from './blur.js';
+import { BlurMeasurement, measureBlur, SMALL_DETAIL_READ_FROM, sharpnessLost, smallDetailLost } from './blur.js';
 import { noiseSigma } from './noise.js';
 import { measureNight, NightMeasurement, toneSlope } from './night.js';
 import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
@@ -101,7 +101,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     const blur = measureBlur(refOwn32, shift, frames32, sharpCells, noise);
     // by day, a clip that lost sharpness enough to matter: was it the encoder's? (blur.ts; on the
     // frames whose noise was read, since a clip's compression is the same in every frame)
-    if (!night.atNight && -Math.log2(Math.max(blur.sharpnessRatio, 1e-3)) >= SMALL_DETAIL_READ_FROM) {
+    if (!night.atNight && sharpnessLost(blur.sharpnessRatio) >= SMALL_DETAIL_READ_FROM) {
       blur.smallDetailLost = smallDetailLost(refOwn32, shift, noiseFrames.map((k) => frames32[k]), sharpCells);
     }
     if (night.atNight) {
@@ -113,7 +113,7 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
       const refHalf = made(refOwn32.pyrDown());
       const framesHalf = noiseFrames.map((k) => made(frames32[k].pyrDown()));
       const half = measureBlur(refHalf, atHalfScale(shift), framesHalf, sharpCells, { reference: noiseSigma(refHalf, inView), frames: framesHalf.map((f) => noiseSigma(f, inView)) });
-      blur.halfScaleLost = -Math.log2(Math.max(half.sharpnessRatio, 1e-3));
+      blur.halfScaleLost = sharpnessLost(half.sharpnessRatio);
     }
 
     const black = measureBlack(frameLuma);

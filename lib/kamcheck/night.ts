@@ -6,6 +6,7 @@
 // does.
 import { median } from '../stats.js';
 import { CELL_COUNT, type CellColours } from './cells.js';
+import { ramp } from './ramp.js';
 
 /**
  * Fine noise sigma (grey levels at full size) from which the noise is that of high gain: none at
@@ -194,8 +195,6 @@ export function colourKeptIn(
   }
   return ratios.length >= COLOURED_CELLS_MIN ? median(ratios) : undefined;
 }
-
-const ramp = (v: number, from: number, full: number) => Math.max(0, Math.min(1, (v - from) / (full - from)));
 
 export function measureNight(
   /** The (aligned) reference's cell colours (cells.ts readCellColours). */

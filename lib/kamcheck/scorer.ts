@@ -2,7 +2,8 @@
 // Each score is a logistic curve centred on a threshold set between the benign and the tamper
 // distributions of that measurement on the generated bench fixtures (see the constants).
 import { TamperMeasurements } from './measure.js';
-import { BLUR_MIN_SIGNAL } from './blur.js';
+import { BLUR_MIN_SIGNAL, sharpnessLost } from './blur.js';
+import { ramp } from './ramp.js';
 
 export interface TamperCauses {
   blur: number;
@@ -108,7 +109,7 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
   return {
     // at night, the sharpness at half the working size too, on the same axis
     blur: Math.max(
-      -Math.log2(Math.max(m.blur.sharpnessRatio, 1e-3)) - compressionExcused(m.blur.smallDetailLost),
+      sharpnessLost(m.blur.sharpnessRatio) - compressionExcused(m.blur.smallDetailLost),
       m.blur.halfScaleLost === undefined ? -Infinity : onAxis(m.blur.halfScaleLost, HALF_SCALE_BLUR_CALIBRATION, BLUR_CALIBRATION),
     ),
     moved: m.shift.displacement,
@@ -137,8 +138,7 @@ export function causeMeasures(m: TamperMeasurements): TamperCauses {
 
 /** The sharpness loss an encoder's mark excuses (COMPRESSED_FROM); none where it was not read. */
 function compressionExcused(smallDetailLost: number | undefined): number {
-  if (smallDetailLost === undefined) return 0;
-  return COMPRESSION_EXCUSE * Math.max(0, Math.min(1, (smallDetailLost - COMPRESSED_FROM) / (COMPRESSED_FULL - COMPRESSED_FROM)));
+  return smallDetailLost === undefined ? 0 : COMPRESSION_EXCUSE * ramp(smallDetailLost, COMPRESSED_FROM, COMPRESSED_FULL);
 }
 
 /** A measurement calibrated as `c`, moved onto the masked cause's axis so that it scores the same there. */
