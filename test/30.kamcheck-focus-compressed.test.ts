@@ -3,15 +3,13 @@
 // defocus takes both, so a clip's lost sharpness is excused as far as it bears the encoder's mark,
 // and the blur cause's centre sits below what the encoder alone once took. Cases of the bench's
 // draws, each drawn alone exactly as in its set (testkit/kamcheck-fixtures/drawn.ts).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
 import { COMPRESSED_FULL } from '../lib/kamcheck/scorer.js';
 import { NIGHT_KINDS } from '../testkit/kamcheck-fixtures/cases.js';
-import { drawCases, readDrawnCase, type DrawnCase } from '../testkit/kamcheck-fixtures/drawn.js';
+import { readDrawnCase } from '../testkit/kamcheck-fixtures/drawn.js';
+import { drawnCasesForSuite } from './helpers/drawn-cases.js';
 
 /** Seed 31: x264 at CRF 48 over aero3.jpg at 320x240, 3.82 of its sharpness lost (-log2): blur 96 before its mark was read. */
 const COMPRESSED = 'bench-281-heavy_compression-320x240';
@@ -22,24 +20,14 @@ const SLIGHT_DEFOCUS_1280 = 'bench-494-slight_defocus-1280x720';
 
 describe('kamcheck focus, against what the encoder took', function () {
   this.timeout(300_000);
-  let dir: string;
-  let cases: Map<string, DrawnCase>;
-
-  before(async function () {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-focus-'));
-    cases = await drawCases(dir, [
-      { seed: 31, kinds: ['heavy_compression'], ids: [COMPRESSED] },
-      { seed: 13, kinds: NIGHT_KINDS, ids: [SLIGHT_DEFOCUS_320] },
-      { seed: 2, kinds: NIGHT_KINDS, ids: [SLIGHT_DEFOCUS_1280] },
-    ]);
-  });
-
-  after(function () {
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const drawnCase = drawnCasesForSuite('kamcheck-focus-', [
+    { seed: 31, kinds: ['heavy_compression'], ids: [COMPRESSED] },
+    { seed: 13, kinds: NIGHT_KINDS, ids: [SLIGHT_DEFOCUS_320] },
+    { seed: 2, kinds: NIGHT_KINDS, ids: [SLIGHT_DEFOCUS_1280] },
+  ]);
 
   function analyse(id: string) {
-    const fixture = cases.get(id)!;
+    const fixture = drawnCase(id);
     const { frames, reference } = readDrawnCase(fixture);
     const result = analyseTamper(frames, reference);
     const smallDetailLost = measureTamper(frames, reference).blur.smallDetailLost;

@@ -2,16 +2,14 @@
 // exactly as in its set (testkit/kamcheck-fixtures/drawn.ts):
 // real scenes from the packages, the night's look, lights and noise, through x264. Each fails
 // without one of the night's measures (docs/kamcheck.md, at night).
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
 import { measureTamper } from '../lib/kamcheck/measure.js';
 import { FADED_COLOUR_FROM, MONOCHROME_KEPT } from '../lib/kamcheck/night.js';
 import { NIGHT_KINDS } from '../testkit/kamcheck-fixtures/cases.js';
-import { drawCases, readDrawnCase, type Draw, type DrawnCase } from '../testkit/kamcheck-fixtures/drawn.js';
+import { readDrawnCase } from '../testkit/kamcheck-fixtures/drawn.js';
 import { nudged } from '../testkit/kamcheck-fixtures/effects.js';
+import { drawnCasesForSuite } from './helpers/drawn-cases.js';
 
 /** A third of the day's light, noise sigma 11, all of it gone after x264: a veiled region (99) unless the night lowers the veil's thresholds. */
 const DARK_ENCODED = 'bench-581-night_dark-320x240';
@@ -42,30 +40,19 @@ const FOGGED_GREY = 'bench-434-fogged_window-1280x720';
 
 describe('kamcheck at night, on cases of the calibration draw', function () {
   this.timeout(300_000);
-  let dir: string;
-  let cases: Map<string, DrawnCase>;
-
-  before(async function () {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kamcheck-night-'));
-    const draws: Draw[] = [
-      { seed: 2, kinds: NIGHT_KINDS, ids: [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS, SNOW] },
-      { seed: 2, kinds: ['underexposed'], ids: [UNDEREXPOSED] },
-      { seed: 7, kinds: NIGHT_KINDS, ids: [DARK_CLEAN] },
-      { seed: 7, kinds: ['spray_mist'], ids: [NOISY_MIST] },
-      { seed: 13, kinds: NIGHT_KINDS, ids: [DARK_WARM] },
-      { seed: 13, kinds: ['underexposed'], ids: [UNDEREXPOSED_LIGHT] },
-      { seed: 19, kinds: NIGHT_KINDS, ids: [IR_FALLOFF] },
-      { seed: 7, kinds: ['fogged_window'], ids: [FOGGED_GREY] },
-    ];
-    cases = await drawCases(dir, draws);
-  });
-
-  after(function () {
-    if (dir) fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const drawnCase = drawnCasesForSuite('kamcheck-night-', [
+    { seed: 2, kinds: NIGHT_KINDS, ids: [DARK_ENCODED, HEADLIGHTS, ...SLIGHT_DEFOCUS, SNOW] },
+    { seed: 2, kinds: ['underexposed'], ids: [UNDEREXPOSED] },
+    { seed: 7, kinds: NIGHT_KINDS, ids: [DARK_CLEAN] },
+    { seed: 7, kinds: ['spray_mist'], ids: [NOISY_MIST] },
+    { seed: 13, kinds: NIGHT_KINDS, ids: [DARK_WARM] },
+    { seed: 13, kinds: ['underexposed'], ids: [UNDEREXPOSED_LIGHT] },
+    { seed: 19, kinds: NIGHT_KINDS, ids: [IR_FALLOFF] },
+    { seed: 7, kinds: ['fogged_window'], ids: [FOGGED_GREY] },
+  ]);
 
   function analyse(id: string, nudge = 0) {
-    const fixture = cases.get(id)!;
+    const fixture = drawnCase(id);
     const drawn = readDrawnCase(fixture);
     const frames = nudged(drawn.frames, nudge);
     const { reference } = drawn;
