@@ -56,18 +56,19 @@ export const MOVED_CALIBRATION: Calibration = { centre: 0.018, width: 0.006 };
 export const MASKED_CALIBRATION: Calibration = { centre: 0.1, width: 0.03 };
 /**
  * View contrast lost (veil.ts viewContrastLost: what the view lost in fine detail, within cells and
- * between cells, summed), for a thin veil over all of the view that no region's loss reveals (paint
- * mist, light grease over everything). Calibration set: benign up to 0.460 (haze of 0.16-0.17 over
- * aero3.jpg; gamma 0.327, heavy compression 0.208, every other benign kind 0.144 or less), spray
- * mists 0.17-0.77 (median 0.55), full smears from 0.36. 0.53 keeps the haze at 9; the thinnest mists
- * stay below, as thin as the haze on this measurement.
+ * between cells, summed, beyond what a new tone curve explains), for a thin veil over all of the
+ * view that no region's loss reveals (paint mist, light grease over everything). Calibration set:
+ * benign up to 0.439 (haze over aero3.jpg; heavy compression 0.283, every other benign kind 0.141
+ * or less, gamma 0 or less), spray mists 0.13-0.76 (median 0.53), full smears from 0.36. 0.53 keeps
+ * the haze at 5; the thinnest mists stay below, as thin as the haze on this measurement. On the
+ * five day draws (seeds 2, 7, 29, 31, 37) benign up to 0.502 (haze), gamma 0.069.
  */
 export const VIEW_VEIL_CALIBRATION: Calibration = { centre: 0.53, width: 0.06 };
 /**
  * Tinted contrast lost (veil.ts tintedContrastLost: the view's contrast lost, weighed by how far its
  * colours moved), for a thin mist of coloured paint. Calibration set: benign up to 0.215 (haze),
- * gamma 0.209, a colour cast 0.132, every other benign kind 0.04 or less; spray mists 0.09-0.76
- * (median 0.34).
+ * a colour cast 0.132, every other benign kind 0.04 or less (gamma 0 or less); spray mists
+ * 0.09-0.76 (median 0.34). On the five day draws benign up to 0.239 (haze), gamma 0.033.
  */
 export const TINTED_VEIL_CALIBRATION: Calibration = { centre: 0.28, width: 0.04 };
 /**

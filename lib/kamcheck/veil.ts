@@ -19,10 +19,12 @@
 // scales together, fine detail, within cells and between cells, is also reported
 // (viewContrastLost), and the same weighed by how far the view's colours moved
 // (tintedContrastLost: paint is coloured, haze is not); the scorer reads both on the masked
-// cause's axis.
+// cause's axis. Those two count only what a new tone curve does not explain (tone-curve.ts): a
+// strong gamma flattens a bright grey view as evenly as a coat would, but keeps black and white.
 import { median } from '../stats.js';
 import { CELL_COUNT } from './cells.js';
 import { connectedRegions, largestRegion, MaskMeasurement } from './mask.js';
+import { contrastLeft, fitToneCurve, type ToneCurveFit } from './tone-curve.js';
 
 /**
  * Contrast kept (mask.ts contrastKept) below which a structured cell is veiled. It was 0.6 before
@@ -110,6 +112,8 @@ export interface VeilMeasurement {
    * haze and fog are near-grey airlight and a gamma keeps the hues.
    */
   tintedContrastLost: number;
+  /** The tone curve through black and white fitted to the cells' means (tone-curve.ts): the view-wide contrast lost is what it does not explain. */
+  toneCurve: ToneCurveFit;
   /** Per cell: veiled (structured, not covered, lost its contrast). */
   veiled: boolean[];
   /** Per cell: softened (in a region that lost its fine detail and its coarse contrast; not covered). */
@@ -131,8 +135,13 @@ export const NIGHT_VEIL_DROP = 0.2;
 export function measureVeil(mask: MaskMeasurement, inView: boolean[], excused = 0): VeilMeasurement {
   const drop = NIGHT_VEIL_DROP * excused;
   const viewKept = viewMedian(mask.contrastKept);
-  const viewCoarse = viewMedian(mask.coarseKept);
-  const viewDetail = viewMedian(mask.detailKept);
+  // the view as a whole lost what a new tone curve does not explain: a gamma that lifts the
+  // shadows flattens a bright scene as a veil would, but keeps black and white where they were
+  const toneCurve = fitToneCurve(mask);
+  const left = contrastLeft(toneCurve, mask.referenceBrightness);
+  const beyondCurve = (perCell: Float32Array) => viewMedian(perCell.map((v, i) => v / left[i]));
+  const viewCoarse = beyondCurve(mask.coarseKept);
+  const viewDetail = beyondCurve(mask.detailKept);
   const threshold = (viewKept < VIEW_VEILED_KEPT ? VIEW_VEILED_KEPT : VEIL_CONTRAST_KEPT) - drop;
   const veiled = Array.from(
     { length: CELL_COUNT },
@@ -140,13 +149,14 @@ export function measureVeil(mask: MaskMeasurement, inView: boolean[], excused = 
     (_, i) => mask.structured[i] && !mask.covered[i] && mask.contrastKept[i] < threshold && !(mask.coarseKept[i] >= COARSE_VEILED_KEPT),
   );
   const softened = softenedCells(mask, DETAIL_SOFTENED_KEPT - drop);
-  const lost = Math.min(1 - viewDetail, FINE_PER_COARSE_LOST * (1 - viewCoarse)) + (1 - viewKept) + (1 - viewCoarse);
+  const lost = Math.min(1 - viewDetail, FINE_PER_COARSE_LOST * (1 - viewCoarse)) + (1 - beyondCurve(mask.contrastKept)) + (1 - viewCoarse);
   const obscured = veiled.map((v, i) => v || softened[i] || mask.covered[i]);
   const inViewCount = inView.filter(Boolean).length;
   return {
     obscuredFraction: inViewCount > 0 ? largestRegion(obscured) / inViewCount : 0,
     viewContrastLost: lost,
     tintedContrastLost: lost * Math.min(1, mask.colourShift / TINT_SHIFT),
+    toneCurve,
     veiled,
     softened,
   };
