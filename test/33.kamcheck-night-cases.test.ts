@@ -1,4 +1,4 @@
-// The tamper check at night on hard cases of the bench's draws (seeds 2, 7, 13 and 19), each drawn alone
+// The tamper check at night on hard cases of the bench's draws (seeds 2, 7, 13, 17, 19 and 23), each drawn alone
 // exactly as in its set (testkit/kamcheck-fixtures/drawn.ts):
 // real scenes from the packages, the night's look, lights and noise, through x264. Each fails
 // without one of the night's measures (docs/kamcheck.md, at night).
@@ -35,6 +35,10 @@ const DARK_WARM = 'bench-591-night_dark-1280x720';
 const UNDEREXPOSED_LIGHT = 'bench-129-underexposed-640x480';
 /** Seed 19: a switch to infrared 0.25 stops darker than its day reference, corners lit at 0.36, gamma 0.73: 0.64 of the view's contrast lost, masked 100 as a veil. */
 const IR_FALLOFF = 'bench-603-ir_switch-320x240';
+/** Seed 17: street lamps switching on over box_in_scene.png, a grey scene, 1.47 stops darker than its day reference, its noise taken by x264: no other night sign, exposure 70. */
+const LAMPS_GREY = 'bench-653-lamps_on-1280x720';
+/** Seed 23: headlights over aero1.jpg, as grey and 1.50 stops darker, its noise taken likewise: exposure 73. */
+const HEADLIGHTS_GREY = 'bench-634-headlights-1280x720';
 /** Seed 7: a fogged window, as grey as an infrared picture (none of its colour kept) but 0.15 stops brighter: masked 100, and 1 if a grey picture's lost contrast were the night's however bright. */
 const FOGGED_GREY = 'bench-434-fogged_window-1280x720';
 
@@ -49,6 +53,8 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     { seed: 13, kinds: ['underexposed'], ids: [UNDEREXPOSED_LIGHT] },
     { seed: 19, kinds: NIGHT_KINDS, ids: [IR_FALLOFF] },
     { seed: 7, kinds: ['fogged_window'], ids: [FOGGED_GREY] },
+    { seed: 17, kinds: NIGHT_KINDS, ids: [LAMPS_GREY] },
+    { seed: 23, kinds: NIGHT_KINDS, ids: [HEADLIGHTS_GREY] },
   ]);
 
   function analyse(id: string, nudge = 0) {
@@ -95,6 +101,21 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     const under = analyse(UNDEREXPOSED_LIGHT);
     expect(measureTamper(under.frames, under.reference).night.colourKept, under.said).to.be.above(0.9);
     expect(under.result.causes.exposure, under.said).to.be.at.least(50);
+  });
+
+  it('takes lights that shine where the reference had none for the night, which no under-exposure shows', function () {
+    for (const id of [LAMPS_GREY, HEADLIGHTS_GREY]) {
+      const night = analyse(id);
+      const measured = measureTamper(night.frames, night.reference).night;
+      expect(measured.evidence, night.said).to.equal(0);
+      expect(measured.lights, night.said).to.be.above(0);
+      expect(night.result.causes.exposure, night.said).to.be.below(50);
+    }
+    for (const id of [UNDEREXPOSED, UNDEREXPOSED_LIGHT]) {
+      const under = analyse(id);
+      expect(measureTamper(under.frames, under.reference).night.shining, under.said).to.equal(0);
+      expect(under.result.causes.exposure, under.said).to.be.at.least(50);
+    }
   });
 
   it('takes the contrast an infrared picture lost to its illuminator and curve for the night\'s, and not a fogged window\'s', function () {

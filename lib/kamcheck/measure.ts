@@ -13,7 +13,7 @@ import { ExposureMeasurement, lumaStats, measureExposure } from './exposure.js';
 import { FreezeMeasurement, measureFreeze } from './freeze.js';
 import { BlackMeasurement, measureBlack } from './black.js';
 import { measureVeil, VeilMeasurement } from './veil.js';
-import { litCells } from './lights.js';
+import { lightsShining, litCells } from './lights.js';
 import { median } from '../stats.js';
 import type { Ignored } from './ignored.js';
 
@@ -82,7 +82,9 @@ export function measureWorking(ref: WorkingPicture, working: WorkingPicture[], s
     // median of 3 already ignores a passer-by. Each noise estimate takes about 0.25 ms at the working size.
     const noiseFrames = noiseReadFrames(working);
     const tone = toneSlope(mask.referenceBrightness, mask.frameBrightness, visible);
-    const night = measureNight(refColours, noiseFrames.map((k) => ({ colours: frameColours[k], fineNoise: working[k].fineNoise })), inView, exposure.stops, tone);
+    // lights excuse darkening only: a clip no darker than its reference does not look for them
+    const shining = exposure.stops < 0 ? lightsShining(ref32, frames8, checked) : 0;
+    const night = measureNight(refColours, noiseFrames.map((k) => ({ colours: frameColours[k], fineNoise: working[k].fineNoise })), inView, exposure.stops, tone, shining);
     // the noise of high gain is fine detail to the Laplacian: when the clip has it, the noise's own
     // energy is taken out of both pictures. By day nothing is taken out: a reference's own noise is
     // detail the clip's compression removed, which the day's calibration includes.

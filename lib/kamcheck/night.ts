@@ -55,6 +55,15 @@ export const FADE_DARKER_FULL_STOPS = 0.7;
  */
 export const DEEPER_SHADOWS_FROM = 1.02;
 export const DEEPER_SHADOWS_FULL = 1.12;
+/**
+ * Share of the view shining as a light (lights.ts lightsShining) from which a darker picture is
+ * excused its darkening: none at 0.00005 (4 pixels at 320x240), full from 0.0005. Under-exposed
+ * and black clips of seeds 2, 7, 11, 13, 17, 19 and 23 have none (0 of 240), nor have the night
+ * kinds without lights; of those draws' clips 0.3 stops or more darker, headlights a median 0.0037,
+ * lamps 0.0007, rain and snow lit by them 0.0001. Like deeper shadows it excuses darkening only.
+ */
+export const LIGHTS_FROM = 0.00005;
+export const LIGHTS_FULL = 0.0005;
 /** Reference cell mean grey from which a cell takes part in toneSlope: below it the sensor's floor and the +4 offset flatten the relation. */
 const TONE_MIN_LEVEL = 30;
 /**
@@ -91,7 +100,11 @@ export interface NightMeasurement {
   toneSlope: number;
   /** 0..1: how surely the darkening deepened the shadows more than the lit parts (DEEPER_SHADOWS_FROM). */
   deeperShadows: number;
-  /** 0..1: how much of a darkening the night excuses (scorer.ts): the evidence, or deeper shadows, whichever is surer. */
+  /** Share of the view shining as a light where the reference did not (lights.ts lightsShining). */
+  shining: number;
+  /** 0..1: how surely lights shine in the clip where the reference had none (LIGHTS_FROM). */
+  lights: number;
+  /** 0..1: how much of a darkening the night excuses (scorer.ts): the evidence, deeper shadows or lights, whichever is surest. */
   darkeningExcused: number;
   /**
    * 0..1: how much of the view's contrast loss the night excuses (scorer.ts, the veil over the
@@ -206,6 +219,8 @@ export function measureNight(
   stops: number,
   /** The clip's tone slope against the reference (toneSlope). */
   tone: number,
+  /** The share of the view shining as a light where the reference did not (lights.ts lightsShining). */
+  shining = 0,
 ): NightMeasurement {
   const refCentre = viewChromaticity(referenceColours.chroma, inView);
   let refSat: Float32Array | undefined;
@@ -223,11 +238,12 @@ export function measureNight(
   const evidence = Math.max(gainNoise, faded * (colourKept < MONOCHROME_KEPT ? 1 : darkerBy));
   const atNight = gainNoise > 0 || (evidence > 0 && stops <= -(colourKept < MONOCHROME_KEPT ? MONOCHROME_DARKER_STOPS : FADE_DARKER_FROM_STOPS));
   const deeperShadows = ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL);
+  const lights = ramp(shining, LIGHTS_FROM, LIGHTS_FULL);
   // how far the clip's light departs from the reference's: darker, or its colours faded
   const changed = Math.max(faded, darkerBy);
   return {
-    clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows,
-    darkeningExcused: Math.max(evidence, deeperShadows),
+    clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows, shining, lights,
+    darkeningExcused: Math.max(evidence, deeperShadows, lights),
     contrastLossExcused: atNight ? evidence * changed : 0,
   };
 }
