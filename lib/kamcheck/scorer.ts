@@ -30,9 +30,9 @@ export interface Calibration {
  * over aero3.jpg at 320x240, 3.82 before the excuse), then 1.87; the night's benign kinds 1.15.
  * The blur kind from 4.32 on those draws; slight defocus (sigma 2-3.2 px at 640, scaled; 200 cases
  * on ten draws) from 2.48, and from 2.91 but for 3 cases (building.jpg and aero1.jpg). The centre
- * sits between 2.32 and the slight defocus of building.jpg's flat panels at 320x240, which lose
- * 2.48-2.75 (2.8 missed 3 of 20 of the later seed 41; 2.55 finds all but one, benign clips of
- * thirteen draws then score 24 at most).
+ * sits between 2.32 and a slight defocus of building.jpg's flat panels in a clean 320x240 clip,
+ * which bears no encoder's mark and loses 2.48-2.75 (seed 41); benign clips of thirteen draws
+ * score 24 at most for their focus.
  */
 export const BLUR_CALIBRATION: Calibration = { centre: 2.55, width: 0.4 };
 /**
