@@ -37,9 +37,9 @@ export function litCells(reference: Float32Array, frames: Float32Array[], usable
 
 /**
  * Grey level (at the working size) that a pixel of a darker clip reaches only where a light shines:
- * a darkening of a stop takes the reference's white to 128, and the fixtures' under-exposed and
- * black clips and the night kinds without lights keep every pixel below it (seeds 2, 7, 11, 13,
- * 17, 19, 23).
+ * a darkening of a stop takes the reference's white to 128. In the median frame of the fixtures'
+ * under-exposed and black clips and of the night kinds without lights, 0.9 stops or more darker
+ * than their reference, no pixel reaches it (seeds 2, 7, 11, 13, 17, 19, 23).
  */
 export const LIGHT_LEVEL = 200;
 
@@ -52,7 +52,9 @@ export const LIGHT_LEVEL = 200;
  * @param checked the pixels that count (a camera's ignored areas left out); all when absent
  */
 export function lightsShining(reference: cv.Mat, frames: cv.Mat[], checked?: cv.Mat): number {
-  const below = reference.threshold(LIGHT_LEVEL - 0.5, 255, cv.THRESH_BINARY_INV).convertTo(cv.CV_8U);
+  const belowFloat = reference.threshold(LIGHT_LEVEL - 0.5, 255, cv.THRESH_BINARY_INV);
+  const below = belowFloat.convertTo(cv.CV_8U);
+  belowFloat.release();
   const darkInReference = checked ? below.bitwiseAnd(checked) : below;
   if (darkInReference !== below) below.release();
   try {
