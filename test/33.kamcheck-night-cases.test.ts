@@ -1,6 +1,6 @@
-// The tamper check at night on hard cases of the bench's draws (seeds 2, 7, 13, 17, 19 and 23), each drawn alone
-// exactly as in its set (testkit/kamcheck-fixtures/drawn.ts):
-// real scenes from the packages, the night's look, lights and noise, through x264. Each fails
+// The tamper check at night on hard cases of the bench's draws (seeds 2, 7, 13, 17, 19, 23 and
+// 41), each drawn alone exactly as in its set (testkit/kamcheck-fixtures/drawn.ts): real scenes
+// from the packages, the night's look, lights and noise, through x264. Each fails
 // without one of the night's measures (docs/kamcheck.md, at night).
 import { expect } from 'chai';
 import { analyseTamper } from '../lib/kamcheck/analyse.js';
@@ -33,6 +33,14 @@ const UNDEREXPOSED = 'bench-132-underexposed-1280x720';
 const DARK_WARM = 'bench-591-night_dark-1280x720';
 /** Seed 13: the lightest under-exposure of that draw (gain 0.29, 1.74 stops darker), colour kept: it stays an alarm. */
 const UNDEREXPOSED_LIGHT = 'bench-129-underexposed-640x480';
+/**
+ * Seeds 19 and 41: under-exposures of grey scenes (aero3.jpg at gain 0.25 and box_in_scene.png at
+ * 0.22; 1.96 and 2.11 stops darker) whose few coloured cells lose their colour, to a passer-by who
+ * left (seed 19's) or to the encoder: read as a night's fade in full, they scored 22 and 43.
+ */
+const UNDEREXPOSED_GREY = ['bench-133-underexposed-1280x720', 'bench-139-underexposed-1920x1080'];
+/** Seed 13: a third of the day's light over aero1.jpg (1.73 stops darker), its noise taken by x264 at CRF 28: its faded colour is its only night sign. */
+const DARK_GREY = 'bench-594-night_dark-1280x720';
 /** Seed 19: a switch to infrared 0.25 stops darker than its day reference, corners lit at 0.36, gamma 0.73: 0.64 of the view's contrast lost, masked 100 as a veil. */
 const IR_FALLOFF = 'bench-603-ir_switch-320x240';
 /** Seed 17: street lamps switching on over box_in_scene.png, a grey scene, 1.47 stops darker than its day reference, its noise taken by x264: no other night sign, exposure 70. */
@@ -52,6 +60,9 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     { seed: 13, kinds: NIGHT_KINDS, ids: [DARK_WARM] },
     { seed: 13, kinds: ['underexposed'], ids: [UNDEREXPOSED_LIGHT] },
     { seed: 19, kinds: NIGHT_KINDS, ids: [IR_FALLOFF] },
+    { seed: 19, kinds: ['underexposed'], ids: [UNDEREXPOSED_GREY[0]] },
+    { seed: 41, kinds: ['underexposed'], ids: [UNDEREXPOSED_GREY[1]] },
+    { seed: 13, kinds: NIGHT_KINDS, ids: [DARK_GREY] },
     { seed: 7, kinds: ['fogged_window'], ids: [FOGGED_GREY] },
     { seed: 17, kinds: NIGHT_KINDS, ids: [LAMPS_GREY] },
     { seed: 23, kinds: NIGHT_KINDS, ids: [HEADLIGHTS_GREY] },
@@ -101,6 +112,21 @@ describe('kamcheck at night, on cases of the calibration draw', function () {
     const under = analyse(UNDEREXPOSED_LIGHT);
     expect(measureTamper(under.frames, under.reference).night.colourKept, under.said).to.be.above(0.9);
     expect(under.result.causes.exposure, under.said).to.be.at.least(50);
+  });
+
+  it('counts a grey scene\'s faded colours for less, since the encoder takes them from an under-exposure too', function () {
+    for (const id of UNDEREXPOSED_GREY) {
+      const under = analyse(id);
+      const measured = measureTamper(under.frames, under.reference).night;
+      expect(measured.colourStoodIn, under.said).to.equal(true);
+      expect(measured.colourKept, under.said).to.be.below(FADED_COLOUR_FROM);
+      expect(under.result.causes.exposure, under.said).to.be.at.least(50);
+    }
+    const night = analyse(DARK_GREY);
+    const measured = measureTamper(night.frames, night.reference).night;
+    expect(measured.colourStoodIn, night.said).to.equal(true);
+    expect(measured.gainNoise + measured.deeperShadows + measured.lights, night.said).to.equal(0);
+    expect(night.result.probability, night.said).to.be.below(50);
   });
 
   it('takes lights that shine where the reference had none for the night, which no under-exposure shows', function () {

@@ -19,11 +19,20 @@ export const GAIN_NOISE_FULL = 2;
  * Colour kept (colourKept) below which the fade is evidence: none at 0.75, full at 0.4. Against
  * the view's colour (colourKeptIn), under-exposed clips of the calibration draw keep 0.92-1.15 and
  * night clips at a third of the day's brightness 0-0.68 (their cameras' saturation 0.25-0.7).
- * Where the saturation ratio stands in, compression alone fades a dark picture's colours
- * (under-exposed clips at 320x240 kept 0.55-0.63), so such a fade counts for a third at most.
  */
 export const FADED_COLOUR_FROM = 0.75;
 export const FADED_COLOUR_FULL = 0.4;
+/**
+ * How much of a fade counts where the saturation ratio stands in (colourKeptIn finds too few
+ * coloured cells): a grey scene's few, faintly coloured cells keep a few grey levels of colour in
+ * a darker picture, and the encoder takes those whether or not the camera turned its saturation
+ * down. 7 of 17 under-exposed clips of grey scenes (seeds 13, 19, 23, 41) kept 0-0.63 there, as
+ * night clips do, and three were excused (22-48); night_dark clips of grey scenes whose encoder
+ * took their noise too have the fade as their only night sign. At 0.6 the benign clips of grey
+ * scenes score 34 at most on the eight night draws (a lamps clip, as at 1) and those
+ * under-exposures 71 and more (at 0.5: 46 and 77; at 0.7: 34 and 59).
+ */
+export const STAND_IN_FADE_WEIGHT = 0.6;
 /**
  * Colour kept below which the picture is monochrome, as after the switch to infrared: a fade that
  * counts however bright the picture. A paler picture that is not darker is no night (a grey or
@@ -81,6 +90,8 @@ export interface NightMeasurement {
   clipNoise: number;
   /** How much of the reference's colour the clip keeps (colourKeptIn, median of the frames whose noise was read); 1 when too little is coloured. */
   colourKept: number;
+  /** Whether the saturation ratio stood in for colourKeptIn: the reference has too few coloured cells (STAND_IN_FADE_WEIGHT). */
+  colourStoodIn: boolean;
   /** 0..1: how surely the clip's noise is that of high gain. */
   gainNoise: number;
   /** 0..1: how surely the clip shows a camera at night rather than a picture made darker. */
@@ -223,18 +234,20 @@ export function measureNight(
   shining = 0,
 ): NightMeasurement {
   const refCentre = viewChromaticity(referenceColours.chroma, inView);
-  let refSat: Float32Array | undefined;
-  const kept = frames.map(
-    (f) =>
-      colourKeptIn(referenceColours.chroma, f.colours.chroma, inView, refCentre) ??
-      saturationKept((refSat ??= cellSaturation(referenceColours.means)), cellSaturation(f.colours.means), inView),
-  );
+  const read = frames.map((f) => colourKeptIn(referenceColours.chroma, f.colours.chroma, inView, refCentre));
+  // the reference's coloured cells decide whether the ratio stands in, so it does for every frame or none
+  const colourStoodIn = read.some((k) => k === undefined);
+  let kept = read as number[];
+  if (colourStoodIn) {
+    const refSat = cellSaturation(referenceColours.means);
+    kept = frames.map((f) => saturationKept(refSat, cellSaturation(f.colours.means), inView));
+  }
   const colourKept = median(kept);
   const noises = frames.flatMap((f) => (f.fineNoise === undefined ? [] : [f.fineNoise]));
   const clipNoise = noises.length > 0 ? median(noises) : 0;
   const gainNoise = ramp(clipNoise, GAIN_NOISE_FROM, GAIN_NOISE_FULL);
   const darkerBy = ramp(-stops, FADE_DARKER_FROM_STOPS, FADE_DARKER_FULL_STOPS);
-  const faded = ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL);
+  const faded = ramp(colourKept, FADED_COLOUR_FROM, FADED_COLOUR_FULL) * (colourStoodIn ? STAND_IN_FADE_WEIGHT : 1);
   const evidence = Math.max(gainNoise, faded * (colourKept < MONOCHROME_KEPT ? 1 : darkerBy));
   const atNight = gainNoise > 0 || (evidence > 0 && stops <= -(colourKept < MONOCHROME_KEPT ? MONOCHROME_DARKER_STOPS : FADE_DARKER_FROM_STOPS));
   const deeperShadows = ramp(tone, DEEPER_SHADOWS_FROM, DEEPER_SHADOWS_FULL);
@@ -242,7 +255,7 @@ export function measureNight(
   // how far the clip's light departs from the reference's: darker, or its colours faded
   const changed = Math.max(faded, darkerBy);
   return {
-    clipNoise, colourKept, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows, shining, lights,
+    clipNoise, colourKept, colourStoodIn, gainNoise, evidence, atNight, toneSlope: tone, deeperShadows, shining, lights,
     darkeningExcused: Math.max(evidence, deeperShadows, lights),
     contrastLossExcused: atNight ? evidence * changed : 0,
   };
