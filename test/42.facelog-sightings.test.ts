@@ -84,6 +84,21 @@ describe('sighting generator', () => {
     expect(stitchTracks([before, after()], { fps: FPS, distance: euclidean })).to.deep.equal([[1], [2]]);
   });
 
+  it('judges where a track\'s face was found, not the box guessed for the frames it was followed back through', () => {
+    // Track 1 ends at 60 with a 100 px face; track 2 finds 95 px of it nearby at 70, and was
+    // followed back to 50 at a size guessed from its growth, 60 px: 1.4 times smaller would be
+    // someone further away (MAX_SHRINK_RATIO).
+    const before = track(1, 10, 60, box(200, 80, 70), box(300, 100, 100), [person(0)]);
+    const guessed = box(330, 130, 60);
+    const found = box(305, 105, 95);
+    const after: TrackSummary = {
+      number: 2, startFrame: 50, detectedFrom: 70, endFrame: 120, firstBox: guessed, lastBox: box(320, 140, 130),
+      boxAt: (f) => (f < 50 || f > 120 ? undefined : f < 70 ? guessed : found),
+      descriptors: [person(0, 0.3)],
+    };
+    expect(stitchTracks([before, after], { fps: FPS, distance: euclidean })).to.deep.equal([[1, 2]]);
+  });
+
   it('makes a new sighting when the person comes back after more than the longest gap', () => {
     const gap = Math.ceil((MAX_GAP_SECONDS + 1) * FPS);
     const groups = stitchTracks(

@@ -3,8 +3,8 @@
 // track of that person starts soon after, near where the last one ended, with the same face.
 // Tracks are linked by appearance (face descriptors) together with time and position:
 // - two tracks that overlap in time are different people, unless their boxes coincide (the
-//   tracker followed one face twice); a track's time starts where the detector first found its
-//   face, since the frames it was followed back through before that are a guess;
+//   tracker followed one face twice); a track's time, place and size start where the detector
+//   first found its face, since the frames it was followed back through before that are a guess;
 // - a link spans at most MAX_GAP_SECONDS: a person who comes back later is a new sighting;
 // - the face must not have jumped further than a walking person moves in the gap, nor be much
 //   smaller than where the last track ended (at a pinch point people walk towards the camera);
@@ -166,12 +166,14 @@ function linkCost(a: TrackSummary, b: TrackSummary, options: StitchOptions): num
   if (gapFrames < -OVERLAP_SLACK_FRAMES) return null;
   const gapSeconds = Math.max(0, gapFrames) / options.fps;
   if (gapSeconds > MAX_GAP_SECONDS) return null;
+  // b's face where it was found, as its time counts from there: a box followed back before it is a guess
+  const found = b.boxAt(seenFrom(b)) ?? b.firstBox;
   const from = centre(a.lastBox);
-  const to = centre(b.firstBox);
-  const width = Math.max(a.lastBox.width, b.firstBox.width);
+  const to = centre(found);
+  const width = Math.max(a.lastBox.width, found.width);
   const moved = Math.hypot(from.x - to.x, from.y - to.y) / width;
   if (moved > 1 + FACE_WIDTHS_PER_SECOND * gapSeconds) return null;
-  if (a.lastBox.width > MAX_SHRINK_RATIO * b.firstBox.width) return null;
+  if (a.lastBox.width > MAX_SHRINK_RATIO * found.width) return null;
   const positionCost = moved / (1 + FACE_WIDTHS_PER_SECOND * gapSeconds);
 
   if (a.descriptors.length && b.descriptors.length) {
@@ -180,7 +182,7 @@ function linkCost(a: TrackSummary, b: TrackSummary, options: StitchOptions): num
     if (best >= STITCH_JOIN_DISTANCE) return null;
     return best + 0.1 * positionCost;
   }
-  const sizeRatio = Math.max(a.lastBox.width, b.firstBox.width) / Math.max(1, Math.min(a.lastBox.width, b.firstBox.width));
+  const sizeRatio = Math.max(a.lastBox.width, found.width) / Math.max(1, Math.min(a.lastBox.width, found.width));
   if (gapSeconds > BLIND_MAX_GAP_SECONDS || sizeRatio > BLIND_MAX_SIZE_RATIO) return null;
   return STITCH_JOIN_DISTANCE + positionCost; // after every link that has appearance evidence
 }
