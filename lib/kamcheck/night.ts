@@ -26,7 +26,7 @@ export const FADED_COLOUR_FULL = 0.4;
  * How much of a fade counts where the saturation ratio stands in (colourKeptIn finds too few
  * coloured cells): a grey scene's few, faintly coloured cells keep a few grey levels of colour in
  * a darker picture, and the encoder takes those whether or not the camera turned its saturation
- * down. 7 of 17 under-exposed clips of grey scenes (seeds 13, 19, 23, 41) kept 0-0.63 there, as
+ * down. 7 of 22 under-exposed clips of grey scenes (seeds 13, 19, 23, 41) kept 0-0.63 there, as
  * night clips do, and three were excused (22-48); night_dark clips of grey scenes whose encoder
  * took their noise too have the fade as their only night sign. At 0.6 the benign clips of grey
  * scenes score 34 at most on the eight night draws (a lamps clip, as at 1) and those
@@ -189,35 +189,49 @@ function viewChromaticity(chroma: Float32Array, inView: boolean[]): number[] {
   });
 }
 
+/** A cell of the reference whose colour departs from the view's: its chromaticity less the view's (B, G, R), and that departure's squared length. */
+export interface ColouredCell {
+  cell: number;
+  departure: [number, number, number];
+  norm: number;
+}
+
 /**
- * How much of the reference's colour a frame keeps: per coloured cell, its chromaticity's
- * departure from the view's colour in the frame, projected on that departure in the reference,
- * over the reference's (median over the cells). A change of gain keeps every cell's chromaticity
- * (1); a camera turning its saturation down moves every cell towards the view's colour (below 1).
- * The light's own colour (sodium lamps, a white balance that drifts at high gain) moves the view's
- * colour and every cell's with it, which the departures leave out: a per-cell saturation ratio
- * reads a warm light on a faded scene as colour kept (a night clip of seed 13 at saturation 0.53,
- * warm 0.08: 0.90). The median stands against a passer-by or a covered part of the view.
- * undefined when fewer than COLOURED_CELLS_MIN cells are coloured enough to tell.
+ * The reference's cells in view whose chromaticity departs from the view's colour by
+ * COLOURED_CELL_DEPARTURE or more: the cells whose colour can be seen to fade (colourKeptIn).
  */
-export function colourKeptIn(
-  referenceChroma: Float32Array, frameChroma: Float32Array, inView: boolean[],
-  refCentre = viewChromaticity(referenceChroma, inView),
-): number | undefined {
-  const frameCentre = viewChromaticity(frameChroma, inView);
-  const ratios: number[] = [];
+export function colouredCells(referenceChroma: Float32Array, inView: boolean[]): ColouredCell[] {
+  const centre = viewChromaticity(referenceChroma, inView);
+  const cells: ColouredCell[] = [];
   for (let i = 0; i < CELL_COUNT; i++) {
     if (!inView[i]) continue;
-    let dot = 0;
-    let norm = 0;
-    for (let c = 0; c < 3; c++) {
-      const r = referenceChroma[3 * i + c] - refCentre[c];
-      dot += r * (frameChroma[3 * i + c] - frameCentre[c]);
-      norm += r * r;
-    }
-    if (norm >= COLOURED_CELL_DEPARTURE ** 2) ratios.push(dot / norm);
+    const departure: [number, number, number] = [0, 1, 2].map((c) => referenceChroma[3 * i + c] - centre[c]) as [number, number, number];
+    const norm = departure.reduce((sum, d) => sum + d * d, 0);
+    if (norm >= COLOURED_CELL_DEPARTURE ** 2) cells.push({ cell: i, departure, norm });
   }
-  return ratios.length >= COLOURED_CELLS_MIN ? median(ratios) : undefined;
+  return cells;
+}
+
+/**
+ * How much of the reference's colour a frame keeps: per coloured cell (colouredCells), its
+ * chromaticity's departure from the view's colour in the frame, projected on that departure in
+ * the reference, over the reference's (median over the cells). A change of gain keeps every
+ * cell's chromaticity (1); a camera turning its saturation down moves every cell towards the
+ * view's colour (below 1). The light's own colour (sodium lamps, a white balance that drifts at
+ * high gain) moves the view's colour and every cell's with it, which the departures leave out: a
+ * per-cell saturation ratio reads a warm light on a faded scene as colour kept (a night clip of
+ * seed 13 at saturation 0.53, warm 0.08: 0.90). The median stands against a passer-by or a
+ * covered part of the view. Read only from COLOURED_CELLS_MIN cells (measureNight).
+ */
+export function colourKeptIn(coloured: ColouredCell[], frameChroma: Float32Array, inView: boolean[]): number {
+  const centre = viewChromaticity(frameChroma, inView);
+  const ratios = new Float64Array(coloured.length);
+  coloured.forEach(({ cell, departure, norm }, k) => {
+    let dot = 0;
+    for (let c = 0; c < 3; c++) dot += departure[c] * (frameChroma[3 * cell + c] - centre[c]);
+    ratios[k] = dot / norm;
+  });
+  return median(ratios);
 }
 
 export function measureNight(
@@ -233,16 +247,15 @@ export function measureNight(
   /** The share of the view shining as a light where the reference did not (lights.ts lightsShining). */
   shining = 0,
 ): NightMeasurement {
-  const refCentre = viewChromaticity(referenceColours.chroma, inView);
-  const read = frames.map((f) => colourKeptIn(referenceColours.chroma, f.colours.chroma, inView, refCentre));
-  // the reference's coloured cells decide whether the ratio stands in, so it does for every frame or none
-  const colourStoodIn = read.some((k) => k === undefined);
-  let kept = read as number[];
-  if (colourStoodIn) {
-    const refSat = cellSaturation(referenceColours.means);
-    kept = frames.map((f) => saturationKept(refSat, cellSaturation(f.colours.means), inView));
-  }
-  const colourKept = median(kept);
+  // too few coloured cells to tell the light's colour from the scene's: the saturation ratio stands in
+  const coloured = colouredCells(referenceColours.chroma, inView);
+  const colourStoodIn = coloured.length < COLOURED_CELLS_MIN;
+  const refSat = colourStoodIn ? cellSaturation(referenceColours.means) : undefined;
+  const colourKept = median(
+    frames.map((f) =>
+      refSat ? saturationKept(refSat, cellSaturation(f.colours.means), inView) : colourKeptIn(coloured, f.colours.chroma, inView),
+    ),
+  );
   const noises = frames.flatMap((f) => (f.fineNoise === undefined ? [] : [f.fineNoise]));
   const clipNoise = noises.length > 0 ? median(noises) : 0;
   const gainNoise = ramp(clipNoise, GAIN_NOISE_FROM, GAIN_NOISE_FULL);
