@@ -207,7 +207,7 @@ describe('face log: an ended track packed', () => {
     track.prependTracked([{ frame: 8, box: { x: 99, y: 50, width: 40, height: 40 } }, { frame: 9, box: { x: 99.5, y: 50, width: 40, height: 40 } }]);
     const faces = structuredClone(track.faces);
     const boxes = Array.from({ length: 20 }, (_, f) => track.boxAt(f));
-    const summary = { start: track.startFrame, end: track.endFrame, first: track.firstBox, last: track.lastBox, count: track.faceCount };
+    const summary = { start: track.startFrame, end: track.endFrame, first: track.faceAt(0).box, last: track.lastBox, count: track.faceCount };
     const detected = { count: track.detectionCount, best: track.bestScores(), viewed: track.viewedDetections() };
     expect(detected).to.deep.equal({ count: 2, best: [0.9, 0.8125], viewed: [] });
     expect({ start: track.startFrame, detected: track.firstDetectedFrame }, 'followed back from its first detection').to.deep.equal({ start: 8, detected: 10 });
@@ -215,7 +215,7 @@ describe('face log: an ended track packed', () => {
     track.pack();
     expect(track.faces).to.deep.equal(faces);
     expect(Array.from({ length: 20 }, (_, f) => track.boxAt(f))).to.deep.equal(boxes);
-    expect({ start: track.startFrame, end: track.endFrame, first: track.firstBox, last: track.lastBox, count: track.faceCount }).to.deep.equal(summary);
+    expect({ start: track.startFrame, end: track.endFrame, first: track.faceAt(0).box, last: track.lastBox, count: track.faceCount }).to.deep.equal(summary);
     expect(summary.count).to.equal(8);
     // Its detections go, landmarks and all; their count and best scores stay.
     expect(track.detections).to.deep.equal([]);

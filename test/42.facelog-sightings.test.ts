@@ -21,7 +21,7 @@ function track(number: number, s: number, e: number, a: Box, b: Box, descriptors
     const t = e === s ? 0 : (f - s) / (e - s);
     return { x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t, width: a.width + (b.width - a.width) * t, height: a.height + (b.height - a.height) * t };
   };
-  return { number, startFrame: s, endFrame: e, firstBox: at(s), lastBox: at(e), boxAt: (f) => (f >= s && f <= e ? at(f) : undefined), descriptors };
+  return { number, startFrame: s, endFrame: e, lastBox: at(e), boxAt: (f) => (f >= s && f <= e ? at(f) : undefined), descriptors };
 }
 
 const box = (x: number, y: number, w: number): Box => ({ x, y, width: w, height: w * 1.2 });
@@ -92,7 +92,7 @@ describe('sighting generator', () => {
     const guessed = box(330, 130, 60);
     const found = box(305, 105, 95);
     const after: TrackSummary = {
-      number: 2, startFrame: 50, detectedFrom: 70, endFrame: 120, firstBox: guessed, lastBox: box(320, 140, 130),
+      number: 2, startFrame: 50, detectedFrom: 70, endFrame: 120, lastBox: box(320, 140, 130),
       boxAt: (f) => (f < 50 || f > 120 ? undefined : f < 70 ? guessed : found),
       descriptors: [person(0, 0.3)],
     };

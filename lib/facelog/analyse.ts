@@ -96,7 +96,6 @@ export async function analyseFrames(
       startFrame: track.startFrame,
       detectedFrom: track.firstDetectedFrame,
       endFrame: track.endFrame,
-      firstBox: track.firstBox,
       lastBox: track.lastBox,
       boxAt: (f: number) => track.boxAt(f)?.box,
       descriptors: e.takeDescriptors(),

@@ -20,7 +20,6 @@ export interface TrackSummary {
   /** The frame of its first detection, where the track was followed back from there (track/backfill.ts); startFrame when absent. */
   detectedFrom?: number;
   endFrame: number;
-  firstBox: Box;
   lastBox: Box;
   /** Boxes by frame, for finding duplicate tracks of one face. */
   boxAt(frame: number): Box | undefined;
@@ -167,7 +166,7 @@ function linkCost(a: TrackSummary, b: TrackSummary, options: StitchOptions): num
   const gapSeconds = Math.max(0, gapFrames) / options.fps;
   if (gapSeconds > MAX_GAP_SECONDS) return null;
   // b's face where it was found, as its time counts from there: a box followed back before it is a guess
-  const found = b.boxAt(seenFrom(b)) ?? b.firstBox;
+  const found = b.boxAt(seenFrom(b)) ?? b.boxAt(b.startFrame)!;
   const from = centre(a.lastBox);
   const to = centre(found);
   const width = Math.max(a.lastBox.width, found.width);

@@ -103,10 +103,6 @@ export class Track {
     return this.frameAt(this.faceCount - 1);
   }
 
-  get firstBox(): Box {
-    return this.faceAt(0).box;
-  }
-
   get lastBox(): Box {
     return this.faceAt(this.faceCount - 1).box;
   }
