@@ -12,6 +12,7 @@ import { analyseTamper, TamperCauses } from '../lib/kamcheck/analyse.js';
 import { runKamcheck } from '../lib/kamcheck/run.js';
 import { AnalyticError } from '../lib/errors.js';
 import { readImage, readVideoFrames } from '../lib/video/decode.js';
+import { TAMPERED_AT } from '../lib/cameras/sensitivity.js';
 import cv from '../lib/video/opencv.js';
 import { BENIGN_KINDS, CaseKind, DEFAULT_FIXTURE_DIR, FixtureCase, FixtureManifest, TAMPER_KINDS, TamperKind } from '../testkit/kamcheck-fixtures/manifest.js';
 import { generateFixtureSet, readManifest } from '../testkit/kamcheck-fixtures/generate.js';
@@ -200,6 +201,8 @@ describe('kamcheck analyseTamper on the generated test set', function () {
       const moved = nudged(clip.frames, 3);
       const still = analyseTamper(moved, reference);
       expect(still.causes.blur, describeResult(fixture, still)).to.be.below(50);
+      // a bump of 1% of the width is no turn of the camera, even at the high level (scorer.ts MOVED_CALIBRATION)
+      expect(still.causes.moved, describeResult(fixture, still)).to.be.below(TAMPERED_AT.high);
       const soft = analyseTamper(moved.map((f) => defocus(f, (2 * clip.width) / 640)), reference);
       expect(soft.causes.blur, describeResult(fixture, soft)).to.be.at.least(50);
     }
