@@ -123,7 +123,7 @@ export function estimateShift(reference8: cv.Mat, frames8: cv.Mat[], size: Worki
  * The displacement as evidence of a moved camera: a fit held by fewer than SHIFT_WEAK_INLIERS
  * inliers counts in proportion to them, since at SHIFT_MIN_INLIERS it is as likely chance as
  * structure. A heavily compressed 320x240 clip fits its own blocks to a 1.2 degree turn with 12
- * inliers; a turn of the camera fits with 31 and more on seven draws.
+ * inliers; every moved camera of ten bench draws (400 clips) fits with 27 and more.
  */
 export function supportedDisplacement(shift: CameraShift): number {
   return shift.displacement * Math.min(1, shift.inliers / SHIFT_WEAK_INLIERS);
