@@ -224,10 +224,21 @@ describe('operator console: a camera\'s settings, ignore areas and alarm', funct
 
   it('resets the camera after repair, after a confirmation, with a comment', async () => {
     const alarm = page.locator('section.alarm-card');
+    // where the focus is when the comment field is first in the page (a mutation observer's
+    // callback runs before the browser paints what it saw): there already, so that an operator's
+    // first key lands in it
+    await page.evaluate(() => {
+      const seen = new MutationObserver(() => {
+        if (!document.getElementById('reset-comment')) return;
+        (window as unknown as { focusAtShow?: string }).focusAtShow = document.activeElement?.id ?? '';
+        seen.disconnect();
+      });
+      seen.observe(document.body, { childList: true, subtree: true });
+    });
     await alarm.getByRole('button', { name: 'Reset after repair…' }).click();
     const confirm = alarm.getByRole('alertdialog');
     await confirm.getByText('Reset lobby-4 to OK?').waitFor();
-    // the comment field has the focus: an operator types at once
+    expect(await page.evaluate(() => (window as unknown as { focusAtShow?: string }).focusAtShow)).to.equal('reset-comment');
     expect(await page.evaluate(() => document.activeElement?.id)).to.equal('reset-comment');
     await page.keyboard.type('Lens cleaned');
     await confirm.getByRole('button', { name: `Yes, reset ${CAMERA}` }).click();

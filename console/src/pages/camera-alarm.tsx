@@ -4,7 +4,7 @@
 // /cameras/<camera>/reset, after a confirmation), both for operators only: a viewer sees the
 // alarm and its acknowledgement. And the camera's history: settings changes, acknowledgements
 // and resets, each with who and when.
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { apiPostJson } from '../api.js';
 import { useOutcome } from '../components/outcome.js';
 import { StateBadge } from '../components/state.js';
@@ -30,7 +30,8 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const resetComment = useRef<HTMLInputElement>(null);
-  useEffect(() => {
+  // in the commit that shows the confirmation, before the browser paints it: an operator's first key lands in the field
+  useLayoutEffect(() => {
     if (confirming) resetComment.current?.focus();
   }, [confirming]);
 
