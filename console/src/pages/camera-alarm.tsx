@@ -4,7 +4,8 @@
 // /cameras/<camera>/reset, after a confirmation), both for operators only: a viewer sees the
 // alarm and its acknowledgement. And the camera's history: settings changes, acknowledgements
 // and resets, each with who and when.
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { useFirstFocus } from '../components/first-focus.js';
 import { apiPostJson } from '../api.js';
 import { useOutcome } from '../components/outcome.js';
 import { StateBadge } from '../components/state.js';
@@ -30,10 +31,7 @@ export function AlarmCard({ camera: c, onChanged }: { camera: CameraDetail; onCh
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const resetComment = useRef<HTMLInputElement>(null);
-  // in the commit that shows the confirmation, before the browser paints it: an operator's first key lands in the field
-  useLayoutEffect(() => {
-    if (confirming) resetComment.current?.focus();
-  }, [confirming]);
+  useFirstFocus(resetComment, confirming);
 
   // the camera is read again after each action, done or not
   const run = (what: () => Promise<string>) => outcome.run(what).finally(onChanged);

@@ -3,7 +3,8 @@
 // its settings and ignore areas, its references per time-of-day slot, and what an operator does to
 // it: a new reference from a file, delete; with a stream source also check now, re-baseline and the
 // source's settings. A viewer sees the same camera with its settings read-only and no actions.
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { useFirstFocus } from '../components/first-focus.js';
 import { ApiError, apiDelete, apiGet, apiPost, upload } from '../api.js';
 import { ProbabilityChart } from '../components/chart.js';
 import { ErrorNotice, Loading, UploadProgress } from '../components/notice.js';
@@ -210,10 +211,7 @@ function Actions({ camera: c, onChanged, onDeleted }: { camera: CameraDetail; on
   const [confirming, setConfirming] = useState(false);
   const [busy, setBusy] = useState(false);
   const confirmButton = useRef<HTMLButtonElement>(null);
-  // in the commit that shows the confirmation (camera-alarm.tsx)
-  useLayoutEffect(() => {
-    if (confirming) confirmButton.current?.focus();
-  }, [confirming]);
+  useFirstFocus(confirmButton, confirming);
 
   const run = async (what: () => Promise<string>, then = onChanged) => {
     setBusy(true);

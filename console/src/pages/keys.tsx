@@ -2,7 +2,8 @@
 // last use (GET /keys); creating one (POST /keys), whose secret the appliance answers once and
 // keeps only a hash of, so the page shows it once to be copied; revoking one after a
 // confirmation (DELETE /keys/<id>), after which every request with it is refused.
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { useFirstFocus } from '../components/first-focus.js';
 import { apiDelete, apiGet, apiPostJson } from '../api.js';
 import { Cameras, CAMERAS_HINT, parseCameras, RoleBadge, RoleSelect } from '../components/access-fields.js';
 import { Empty, ErrorNotice, Loading } from '../components/notice.js';
@@ -134,7 +135,7 @@ function KeyRow({ apiKey: k, confirming, onConfirm, onRevoked }: { apiKey: ApiKe
 function RevokeKey({ apiKey: k, onCancel, onRevoked }: { apiKey: ApiKey; onCancel: () => void; onRevoked: () => void }) {
   const outcome = useOutcome('Not revoked:');
   const confirm = useRef<HTMLButtonElement>(null);
-  useLayoutEffect(() => confirm.current?.focus(), []);
+  useFirstFocus(confirm);
   const revoke = () =>
     outcome.run(async () => {
       await apiDelete(`/keys/${encodeURIComponent(k.id)}`);
@@ -166,10 +167,7 @@ function RevokeKey({ apiKey: k, onCancel, onRevoked }: { apiKey: ApiKey; onCance
 function NewKeySecret({ name, secret, onDismiss }: { name: string; secret: string; onDismiss: () => void }) {
   const field = useRef<HTMLInputElement>(null);
   const [copied, setCopied] = useState<string | null>(null);
-  useLayoutEffect(() => {
-    field.current?.focus();
-    field.current?.select();
-  }, [secret]);
+  useFirstFocus(field, secret, true);
   const copy = async () => {
     field.current?.select();
     try {

@@ -2,7 +2,8 @@
 // (GET /users); adding one (POST /users), changing a role, cameras or password (PUT
 // /users/<name>, only what changed), removing one after a confirmation (DELETE /users/<name>).
 // The appliance refuses what would leave no admin of all cameras; the page shows its words.
-import { useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
+import { useFirstFocus } from '../components/first-focus.js';
 import { apiDelete, apiGet, apiPostJson, apiPutJson, currentSession } from '../api.js';
 import { camerasField, Cameras, CAMERAS_HINT, parseCameras, RoleBadge, RoleSelect } from '../components/access-fields.js';
 import { Empty, ErrorNotice, Loading } from '../components/notice.js';
@@ -113,7 +114,7 @@ function UserRow({ user: u, me, panel, onPanel, onDone }: { user: User; me: bool
 function ChangeUser({ user: u, onCancel, onDone }: { user: User; onCancel: () => void; onDone: (message: string) => void }) {
   const outcome = useOutcome('Not changed:');
   const first = useRef<HTMLSelectElement>(null);
-  useLayoutEffect(() => first.current?.focus(), []);
+  useFirstFocus(first);
   const save = (e: Event) => {
     e.preventDefault();
     const data = new FormData(e.currentTarget as HTMLFormElement);
@@ -177,7 +178,7 @@ function ChangeUser({ user: u, onCancel, onDone }: { user: User; onCancel: () =>
 function RemoveUser({ user: u, me, onCancel, onDone }: { user: User; me: boolean; onCancel: () => void; onDone: (message: string) => void }) {
   const outcome = useOutcome('Not removed:');
   const confirm = useRef<HTMLButtonElement>(null);
-  useLayoutEffect(() => confirm.current?.focus(), []);
+  useFirstFocus(confirm);
   const remove = () =>
     outcome.run(async () => {
       await apiDelete(userPath(u.name));
